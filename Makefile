@@ -1,0 +1,63 @@
+# github.com/pgdynamo/migrate. `make` (or `make help`) lists the targets.
+#
+# Integration tests get Postgres and DynamoDB Local from containers they start
+# themselves (internal/testservices). `make test` first makes sure a Docker
+# engine runs and the local images exist (scripts/services.sh): that works on
+# a machine that reaches no container registry. Elsewhere, use official images:
+#   make test MIGRATE_TEST_POSTGRES_IMAGE=postgres:16 MIGRATE_TEST_DYNAMODB_IMAGE=amazon/dynamodb-local
+
+.DEFAULT_GOAL := help
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+
+GO ?= go
+PKGS ?= ./...
+# -v so that the log shows every integration test and the containers it used;
+# `make test TESTFLAGS=` for the short form.
+TESTFLAGS ?= -v
+SERVICES := bash scripts/services.sh
+# The servers `make up` starts, for test-integration and manual use.
+UP_PG_URL := postgres://postgres:postgres@127.0.0.1:55432/postgres?sslmode=disable
+UP_DYNAMODB_ENDPOINT := http://127.0.0.1:58000
+
+.PHONY: help build test test-integration up down demo lint fmt bench clean
+
+help: ## List the targets
+	@awk 'BEGIN { FS = ":.*## " } /^[a-zA-Z_-]+:.*## / { printf "  make %-17s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+build: ## Build bin/migrate
+	$(GO) build -o bin/migrate ./cmd/migrate
+
+test: ## Run all tests (-race -shuffle=on); integration tests start their own containers
+	$(SERVICES) engine images
+	eval "$$($(SERVICES) env)" && $(GO) test -race -shuffle=on -count=1 -timeout 20m $(TESTFLAGS) $(PKGS)
+
+test-integration: up ## Run all tests against the servers of `make up` instead of new containers
+	eval "$$($(SERVICES) env)" && \
+	MIGRATE_TEST_PG_URL='$(UP_PG_URL)' MIGRATE_TEST_DYNAMODB_ENDPOINT='$(UP_DYNAMODB_ENDPOINT)' \
+	$(GO) test -race -shuffle=on -count=1 -timeout 20m $(TESTFLAGS) $(PKGS)
+
+up: ## Start Postgres on 127.0.0.1:55432 and DynamoDB Local on 127.0.0.1:58000
+	if docker compose version >/dev/null 2>&1; then docker compose up -d --wait; else $(SERVICES) up; fi
+	@echo "Postgres: $(UP_PG_URL)"
+	@echo "DynamoDB: $(UP_DYNAMODB_ENDPOINT)"
+
+down: ## Stop and remove the containers of `make up`
+	if docker compose version >/dev/null 2>&1; then docker compose down; else $(SERVICES) down; fi
+
+demo: ## Run the end-to-end demo (scripts/demo.sh)
+	bash scripts/demo.sh
+
+lint: ## go vet, and fail if gofmt would change a file
+	$(GO) vet $(PKGS)
+	@files=$$(gofmt -l .); if [ -n "$$files" ]; then echo "gofmt -w needed on:"; echo "$$files"; exit 1; fi
+
+fmt: ## Format all Go files
+	gofmt -w .
+
+bench: ## Run the benchmarks (-benchmem), services as for `make test`
+	$(SERVICES) engine images
+	eval "$$($(SERVICES) env)" && $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+clean: ## Remove bin/ and coverage files
+	rm -rf bin/ coverage.out coverage.html *.coverprofile

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	sqlschema "github.com/pgdynamo/migrate/sql"
+)
+
+func init() { register(newSchemaCmd) }
+
+type schemaOpts struct {
+	pg string
+}
+
+func (o *schemaOpts) validate(op string) error {
+	if o.pg == "" {
+		return usagef("schema %s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", op)
+	}
+	return nil
+}
+
+func newSchemaCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schema up|down",
+		Short: "Create or drop the sample bookstore schema in PostgreSQL",
+		Long: `schema applies (up) or reverts (down) the sample bookstore's migrations,
+which are embedded in this binary: customers, addresses, authors, books,
+orders and order_items. Both are idempotent: a database already up to date
+is not an error. Fill the tables with "migrate seed".`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return usagef("schema: name a subcommand: up or down")
+		},
+	}
+	cmd.AddCommand(
+		newSchemaOpCmd(g, "up", "Apply the bookstore migrations not yet applied", sqlschema.Up),
+		newSchemaOpCmd(g, "down", "Drop the bookstore tables and types (all their data)", sqlschema.Down),
+	)
+	return cmd
+}
+
+func newSchemaOpCmd(g *globals, op, short string, do func(context.Context, string) error) *cobra.Command {
+	var o schemaOpts
+	cmd := &cobra.Command{
+		Use:   op + " --pg URL",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.pg = pgURL(o.pg)
+			if err := o.validate(op); err != nil {
+				return err
+			}
+			start := time.Now()
+			ctx := cmd.Context()
+			if err := do(ctx, o.pg); err != nil {
+				if ctx.Err() != nil {
+					return interruptedError{err}
+				}
+				return err
+			}
+			fmt.Fprintf(g.stdout, "schema %s: done in %.1fs\n", op, time.Since(start).Seconds())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.pg, "pg", "", "postgres:// URL of the database (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	return cmd
+}

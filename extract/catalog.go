@@ -1,0 +1,104 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pgdynamo/migrate/internal/pgkind"
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+// Catalog is the source schema as mapping validation consumes it.
+type Catalog = mapping.Catalog
+
+const columnsSQL = `
+SELECT n.nspname, c.relname, a.attname, a.attnotnull,
+       format_type(a.atttypid, a.atttypmod),
+       bt.typname, bt.typcategory::text,
+       coalesce(et.typname, ''), coalesce(et.typcategory::text, '')
+FROM pg_attribute a
+JOIN pg_class c ON c.oid = a.attrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_type t ON t.oid = a.atttypid
+JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A'
+WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+  AND a.attnum > 0 AND NOT a.attisdropped
+  AND n.nspname = ANY($1)
+ORDER BY n.nspname, c.relname, a.attnum`
+
+const uniqueSQL = `
+SELECT n.nspname, c.relname, con.contype::text,
+       array_agg(a.attname::text ORDER BY k.ord)
+FROM pg_constraint con
+JOIN pg_class c ON c.oid = con.conrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
+JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+WHERE con.contype IN ('p', 'u') AND n.nspname = ANY($1)
+GROUP BY n.nspname, c.relname, con.oid, con.contype
+ORDER BY n.nspname, c.relname, con.contype, con.oid`
+
+// ReadCatalog reads tables, columns and unique keys of the given schemas.
+func ReadCatalog(ctx context.Context, q querier, schemas []string) (*Catalog, error) {
+	cat := &Catalog{Tables: map[string]*mapping.Table{}}
+	rows, err := q.Query(ctx, columnsSQL, schemas)
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	for rows.Next() {
+		var schema, table, col, typeName, base, baseCat, elem, elemCat string
+		var notNull bool
+		if err := rows.Scan(&schema, &table, &col, &notNull, &typeName, &base, &baseCat, &elem, &elemCat); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read catalog: %w", err)
+		}
+		key := schema + "." + table
+		t := cat.Tables[key]
+		if t == nil {
+			t = &mapping.Table{Schema: schema, Name: table}
+			cat.Tables[key] = t
+		}
+		typ := pgkind.Type{Name: typeName}
+		if baseCat == "A" {
+			typ.Kind = pgkind.Array
+			typ.Elem = pgkind.Classify(elem, firstByte(elemCat))
+		} else {
+			typ.Kind = pgkind.Classify(base, firstByte(baseCat))
+		}
+		t.Columns = append(t.Columns, mapping.Column{Name: col, Type: typ, NotNull: notNull})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	rows, err = q.Query(ctx, uniqueSQL, schemas)
+	if err != nil {
+		return nil, fmt.Errorf("read catalog constraints: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var schema, table, kind string
+		var cols []string
+		if err := rows.Scan(&schema, &table, &kind, &cols); err != nil {
+			return nil, fmt.Errorf("read catalog constraints: %w", err)
+		}
+		t := cat.Tables[schema+"."+table]
+		if t == nil {
+			continue
+		}
+		if kind == "p" {
+			t.PrimaryKey = cols
+			t.Unique = append([][]string{cols}, t.Unique...)
+		} else {
+			t.Unique = append(t.Unique, cols)
+		}
+	}
+	return cat, rows.Err()
+}
+
+func firstByte(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
+}

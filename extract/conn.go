@@ -1,0 +1,71 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Connect opens a connection with a bounded connect timeout, so that an
+// unreachable server fails within seconds. Errors never contain the
+// password: pgx redacts it from connection errors.
+func Connect(ctx context.Context, url string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse postgres url: %w", err)
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres %s:%d/%s: %w", cfg.Host, cfg.Port, cfg.Database, err)
+	}
+	return conn, nil
+}
+
+// querier is what extraction needs of a connection; *pgx.Conn, pgx.Tx and
+// *pgxpool.Pool all fit.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// Snapshot is a read-only, repeatable-read transaction: every read through
+// it sees the database as of its first query.
+type Snapshot struct {
+	tx pgx.Tx
+}
+
+// Begin starts the snapshot transaction.
+func Begin(ctx context.Context, conn *pgx.Conn) (*Snapshot, error) {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("begin snapshot: %w", err)
+	}
+	// Pin the settings that shape text output, so that values read as text
+	// parse the same on every server: ISO dates, UTC, exact floats.
+	for _, set := range []string{
+		"SET LOCAL DateStyle = 'ISO, YMD'",
+		"SET LOCAL TimeZone = 'UTC'",
+		"SET LOCAL IntervalStyle = 'iso_8601'",
+		"SET LOCAL extra_float_digits = 1",
+	} {
+		if _, err := tx.Exec(ctx, set); err != nil {
+			_ = tx.Rollback(ctx)
+			return nil, fmt.Errorf("begin snapshot: %s: %w", set, err)
+		}
+	}
+	return &Snapshot{tx: tx}, nil
+}
+
+// Close ends the transaction. It only read, so it is rolled back.
+func (s *Snapshot) Close(ctx context.Context) error {
+	return s.tx.Rollback(ctx)
+}
+
+// Catalog reads the catalog of the given schemas inside the snapshot.
+func (s *Snapshot) Catalog(ctx context.Context, schemas []string) (*Catalog, error) {
+	return ReadCatalog(ctx, s.tx, schemas)
+}

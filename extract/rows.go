@@ -1,0 +1,567 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgdynamo/migrate/internal/pgkind"
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+// Decimal is the exact text of a numeric value as PostgreSQL prints it
+// (scale kept: "19.90"), or "NaN", "Infinity", "-Infinity".
+type Decimal string
+
+// JSON is the text of a json or jsonb value.
+type JSON string
+
+// Infinity is a date or timestamp of +infinity (Sign 1) or -infinity (-1).
+type Infinity struct{ Sign int }
+
+// Query says what to read from one table, with the parent rows joined to
+// it (for copied attributes) and child rows aggregated into it (for
+// embedded attributes), so that Postgres does the joining inside the
+// snapshot and the stream stays one row per base row.
+type Query struct {
+	Schema, Table string
+	Columns       []mapping.Column // base table columns, in this order
+	Joins         []Join           // parents, LEFT JOINed in order
+	Embeds        []Embed          // children, one aggregated value each
+	// OrderBy names the base table's key columns rows are read in; each
+	// must be in Columns. A resumed read passes After, the values of those
+	// columns in the last row already done.
+	OrderBy []string
+	After   []any
+	// Limit stops after this many rows (0 = all); used for sampling.
+	Limit int
+}
+
+// Row is one source row; Values are laid out as Query.Width says. NULL is
+// nil; an embed's value is a []Row of the child columns.
+type Row struct {
+	Values []any
+}
+
+// Join adds a parent table: at most one row (the join columns cover a
+// unique key) whose Columns are appended to the row, NULL when no parent.
+type Join struct {
+	Schema, Table string
+	// On pairs columns of this table with columns of an earlier relation:
+	// Ref -1 is the base table, i is Joins[i].
+	On      []JoinOn
+	Columns []mapping.Column
+}
+
+// JoinOn is one equality of a join or embed condition.
+type JoinOn struct {
+	Column    string // in the joined (or embedded) table
+	Ref       int    // -1 base table, else index into Joins
+	RefColumn string
+}
+
+// Embed aggregates child rows matching the base row into one value: a
+// []Row in OrderBy order, at most Limit rows (callers ask for max+1 to
+// detect an overflow without reading every child).
+type Embed struct {
+	Schema, Table string
+	On            []JoinOn // Ref must be -1 (the base table)
+	Columns       []mapping.Column
+	OrderBy       []string
+	Limit         int
+}
+
+// Width is the number of values in each Row of q: base columns, then each
+// join's columns, then one value per embed.
+func (q Query) Width() int {
+	n := len(q.Columns)
+	for _, j := range q.Joins {
+		n += len(j.Columns)
+	}
+	return n + len(q.Embeds)
+}
+
+// alias names relations in generated SQL: t for the base table, j0.. for
+// joins, e0.. for embeds.
+func alias(ref int) string {
+	if ref < 0 {
+		return "t"
+	}
+	return fmt.Sprintf("j%d", ref)
+}
+
+// SQL returns the statement and arguments for q. Identifiers are quoted.
+func (q Query) SQL() (string, []any, error) {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	first := true
+	sep := func() {
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+	}
+	for _, c := range q.Columns {
+		sep()
+		b.WriteString(selectExpr("t", c))
+	}
+	for i, j := range q.Joins {
+		for _, c := range j.Columns {
+			sep()
+			b.WriteString(selectExpr(alias(i), c))
+		}
+	}
+	for i, e := range q.Embeds {
+		sep()
+		b.WriteString(embedExpr(i, e))
+	}
+	b.WriteString(" FROM ")
+	b.WriteString(pgx.Identifier{q.Schema, q.Table}.Sanitize())
+	b.WriteString(" AS t")
+	for i, j := range q.Joins {
+		fmt.Fprintf(&b, " LEFT JOIN %s AS %s ON ", pgx.Identifier{j.Schema, j.Table}.Sanitize(), alias(i))
+		for k, on := range j.On {
+			if k > 0 {
+				b.WriteString(" AND ")
+			}
+			fmt.Fprintf(&b, "%s.%s = %s.%s", alias(i), pgx.Identifier{on.Column}.Sanitize(), alias(on.Ref), pgx.Identifier{on.RefColumn}.Sanitize())
+		}
+	}
+	var args []any
+	if len(q.After) > 0 {
+		if len(q.After) != len(q.OrderBy) {
+			return "", nil, fmt.Errorf("extract %s.%s: resume position has %d values for %d key columns", q.Schema, q.Table, len(q.After), len(q.OrderBy))
+		}
+		b.WriteString(" WHERE (")
+		for i, k := range q.OrderBy {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("t." + pgx.Identifier{k}.Sanitize())
+		}
+		b.WriteString(") > (")
+		for i := range q.After {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			// Cast the parameter to the column's type so that text
+			// positions compare as the column does.
+			fmt.Fprintf(&b, "$%d::%s", i+1, q.castType(q.OrderBy[i]))
+			args = append(args, positionArg(q.After[i]))
+		}
+		b.WriteString(")")
+	}
+	if len(q.OrderBy) > 0 {
+		b.WriteString(" ORDER BY ")
+		for i, k := range q.OrderBy {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("t." + pgx.Identifier{k}.Sanitize())
+		}
+	}
+	if q.Limit > 0 {
+		fmt.Fprintf(&b, " LIMIT %d", q.Limit)
+	}
+	return b.String(), args, nil
+}
+
+// embedExpr aggregates the first Limit matching child rows, in order, into
+// a JSON array of arrays (one inner array of column values per child). JSON
+// keeps numeric digits exactly; Rows decodes each value back by the child
+// column's type.
+func embedExpr(i int, e Embed) string {
+	a := fmt.Sprintf("e%d", i)
+	var cols, order, where []string
+	for k, c := range e.Columns {
+		cols = append(cols, fmt.Sprintf("%s AS c%d", jsonExpr(a, c), k))
+	}
+	for _, o := range e.OrderBy {
+		order = append(order, a+"."+pgx.Identifier{o}.Sanitize())
+	}
+	for _, on := range e.On {
+		where = append(where, fmt.Sprintf("%s.%s = %s.%s", a, pgx.Identifier{on.Column}.Sanitize(), alias(on.Ref), pgx.Identifier{on.RefColumn}.Sanitize()))
+	}
+	var inner []string
+	for k := range e.Columns {
+		inner = append(inner, fmt.Sprintf("x.c%d", k))
+	}
+	sub := fmt.Sprintf("SELECT %s FROM %s AS %s WHERE %s", strings.Join(cols, ", "), pgx.Identifier{e.Schema, e.Table}.Sanitize(), a, strings.Join(where, " AND "))
+	if len(order) > 0 {
+		sub += " ORDER BY " + strings.Join(order, ", ")
+	}
+	if e.Limit > 0 {
+		sub += fmt.Sprintf(" LIMIT %d", e.Limit)
+	}
+	return fmt.Sprintf("(SELECT coalesce(json_agg(json_build_array(%s)), '[]')::text FROM (%s) AS x)", strings.Join(inner, ", "), sub)
+}
+
+// jsonExpr is a child column as it goes into JSON: types whose JSON form is
+// not exact or not parseable back go through text.
+func jsonExpr(a string, c mapping.Column) string {
+	id := a + "." + pgx.Identifier{c.Name}.Sanitize()
+	switch c.Type.Kind {
+	case pgkind.Int, pgkind.Numeric, pgkind.Bool, pgkind.JSON:
+		return id
+	case pgkind.Float:
+		// float8 text output is shortest-exact; NaN/Infinity stay strings.
+		return id + "::text"
+	case pgkind.Date, pgkind.Timestamp, pgkind.Timestamptz:
+		return id + "::text"
+	case pgkind.Bytea:
+		return "encode(" + id + ", 'base64')"
+	case pgkind.Array:
+		switch c.Type.Elem {
+		case pgkind.Int, pgkind.Numeric, pgkind.Bool, pgkind.JSON:
+			return "to_json(" + id + ")"
+		case pgkind.Bytea:
+			return "(SELECT json_agg(encode(b, 'base64')) FROM unnest(" + id + ") AS b)"
+		default:
+			return "to_json(" + id + "::text[])"
+		}
+	}
+	return id + "::text"
+}
+
+// castType is the SQL type name of an order-by column, for the keyset
+// parameter. format_type output is already valid, quoted SQL.
+func (q Query) castType(col string) string {
+	for _, c := range q.Columns {
+		if c.Name == col {
+			return c.Type.Name
+		}
+	}
+	return "text"
+}
+
+// positionArg turns a decoded value back into a query parameter.
+func positionArg(v any) any {
+	switch v := v.(type) {
+	case Decimal:
+		return string(v)
+	case JSON:
+		return string(v)
+	}
+	return v
+}
+
+func selectExpr(a string, c mapping.Column) string {
+	id := a + "." + pgx.Identifier{c.Name}.Sanitize()
+	switch c.Type.Kind {
+	case pgkind.Text, pgkind.UUID, pgkind.JSON, pgkind.Other:
+		return id + "::text"
+	case pgkind.Int:
+		return id + "::int8"
+	case pgkind.Float:
+		return id + "::float8"
+	case pgkind.Array:
+		switch c.Type.Elem {
+		case pgkind.Int:
+			return id + "::int8[]"
+		case pgkind.Float:
+			return id + "::float8[]"
+		case pgkind.Numeric, pgkind.Bool, pgkind.Date, pgkind.Timestamp, pgkind.Timestamptz, pgkind.Bytea:
+			return id
+		default:
+			return id + "::text[]"
+		}
+	}
+	return id
+}
+
+// Rows streams the rows of q inside the snapshot.
+func (s *Snapshot) Rows(ctx context.Context, q Query) iter.Seq2[Row, error] {
+	return Rows(ctx, s.tx, q)
+}
+
+// Rows streams the rows of q through any querier.
+func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		where := q.Schema + "." + q.Table
+		sql, args, err := q.SQL()
+		if err != nil {
+			yield(Row{}, err)
+			return
+		}
+		rows, err := db.Query(ctx, sql, args...)
+		if err != nil {
+			yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
+			return
+		}
+		defer rows.Close()
+		cols := q.Columns
+		for _, j := range q.Joins {
+			cols = append(cols[:len(cols):len(cols)], j.Columns...)
+		}
+		targets := make([]any, 0, q.Width())
+		for _, c := range cols {
+			targets = append(targets, scanTarget(c.Type))
+		}
+		for range q.Embeds {
+			targets = append(targets, new(pgtype.Text))
+		}
+		for rows.Next() {
+			if err := rows.Scan(targets...); err != nil {
+				yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
+				return
+			}
+			vals := make([]any, len(targets))
+			for i, t := range targets {
+				var v any
+				var err error
+				if i < len(cols) {
+					v, err = decode(t, cols[i].Type)
+				} else {
+					e := q.Embeds[i-len(cols)]
+					v, err = decodeEmbed(t.(*pgtype.Text).String, e.Columns)
+					if err != nil {
+						err = fmt.Errorf("embedded %s.%s: %w", e.Schema, e.Table, err)
+					}
+				}
+				if err != nil {
+					yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
+					return
+				}
+				vals[i] = v
+			}
+			if !yield(Row{Values: vals}, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
+		}
+	}
+}
+
+func scanTarget(t pgkind.Type) any {
+	switch t.Kind {
+	case pgkind.Int:
+		return new(pgtype.Int8)
+	case pgkind.Numeric:
+		return new(pgtype.Numeric)
+	case pgkind.Float:
+		return new(pgtype.Float8)
+	case pgkind.Bool:
+		return new(pgtype.Bool)
+	case pgkind.Date:
+		return new(pgtype.Date)
+	case pgkind.Timestamp:
+		return new(pgtype.Timestamp)
+	case pgkind.Timestamptz:
+		return new(pgtype.Timestamptz)
+	case pgkind.Bytea:
+		return new([]byte)
+	case pgkind.Array:
+		switch t.Elem {
+		case pgkind.Int:
+			return new(pgtype.Array[pgtype.Int8])
+		case pgkind.Float:
+			return new(pgtype.Array[pgtype.Float8])
+		case pgkind.Numeric:
+			return new(pgtype.Array[pgtype.Numeric])
+		case pgkind.Bool:
+			return new(pgtype.Array[pgtype.Bool])
+		case pgkind.Date:
+			return new(pgtype.Array[pgtype.Date])
+		case pgkind.Timestamp:
+			return new(pgtype.Array[pgtype.Timestamp])
+		case pgkind.Timestamptz:
+			return new(pgtype.Array[pgtype.Timestamptz])
+		case pgkind.Bytea:
+			return new(pgtype.Array[[]byte])
+		default:
+			return new(pgtype.Array[pgtype.Text])
+		}
+	}
+	return new(pgtype.Text)
+}
+
+// decode turns a scan target into the package's value representation.
+func decode(target any, t pgkind.Type) (any, error) {
+	switch v := target.(type) {
+	case *pgtype.Int8:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.Int64, nil
+	case *pgtype.Numeric:
+		return decodeNumeric(*v), nil
+	case *pgtype.Float8:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.Float64, nil
+	case *pgtype.Bool:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.Bool, nil
+	case *pgtype.Date:
+		if !v.Valid {
+			return nil, nil
+		}
+		return timeValue(v.Time, v.InfinityModifier), nil
+	case *pgtype.Timestamp:
+		if !v.Valid {
+			return nil, nil
+		}
+		return timeValue(v.Time, v.InfinityModifier), nil
+	case *pgtype.Timestamptz:
+		if !v.Valid {
+			return nil, nil
+		}
+		return timeValue(v.Time, v.InfinityModifier), nil
+	case *[]byte:
+		if *v == nil {
+			return nil, nil
+		}
+		return append([]byte(nil), *v...), nil
+	case *pgtype.Text:
+		if !v.Valid {
+			return nil, nil
+		}
+		if t.Kind == pgkind.JSON {
+			return JSON(v.String), nil
+		}
+		return v.String, nil
+	case *pgtype.Array[pgtype.Int8]:
+		return decodeArray(v, func(e pgtype.Int8) any { return pick(e.Valid, e.Int64) })
+	case *pgtype.Array[pgtype.Float8]:
+		return decodeArray(v, func(e pgtype.Float8) any { return pick(e.Valid, e.Float64) })
+	case *pgtype.Array[pgtype.Numeric]:
+		return decodeArray(v, func(e pgtype.Numeric) any { return decodeNumeric(e) })
+	case *pgtype.Array[pgtype.Bool]:
+		return decodeArray(v, func(e pgtype.Bool) any { return pick(e.Valid, e.Bool) })
+	case *pgtype.Array[pgtype.Date]:
+		return decodeArray(v, func(e pgtype.Date) any { return pickTime(e.Valid, e.Time, e.InfinityModifier) })
+	case *pgtype.Array[pgtype.Timestamp]:
+		return decodeArray(v, func(e pgtype.Timestamp) any { return pickTime(e.Valid, e.Time, e.InfinityModifier) })
+	case *pgtype.Array[pgtype.Timestamptz]:
+		return decodeArray(v, func(e pgtype.Timestamptz) any { return pickTime(e.Valid, e.Time, e.InfinityModifier) })
+	case *pgtype.Array[[]byte]:
+		return decodeArray(v, func(e []byte) any {
+			if e == nil {
+				return nil
+			}
+			return append([]byte(nil), e...)
+		})
+	case *pgtype.Array[pgtype.Text]:
+		return decodeArray(v, func(e pgtype.Text) any {
+			if !e.Valid {
+				return nil
+			}
+			if t.Elem == pgkind.JSON {
+				return JSON(e.String)
+			}
+			return e.String
+		})
+	}
+	return nil, fmt.Errorf("no decoder for %T", target)
+}
+
+func pick[T any](valid bool, v T) any {
+	if !valid {
+		return nil
+	}
+	return v
+}
+
+func pickTime(valid bool, t time.Time, inf pgtype.InfinityModifier) any {
+	if !valid {
+		return nil
+	}
+	return timeValue(t, inf)
+}
+
+func timeValue(t time.Time, inf pgtype.InfinityModifier) any {
+	switch inf {
+	case pgtype.Infinity:
+		return Infinity{1}
+	case pgtype.NegativeInfinity:
+		return Infinity{-1}
+	}
+	return t.UTC()
+}
+
+// decodeArray turns a possibly multi-dimensional array into nested []any.
+// A NULL array is nil; an empty array is an empty, non-nil slice.
+func decodeArray[T any](a *pgtype.Array[T], conv func(T) any) (any, error) {
+	if !a.Valid {
+		return nil, nil
+	}
+	flat := make([]any, len(a.Elements))
+	for i, e := range a.Elements {
+		flat[i] = conv(e)
+	}
+	if len(a.Dims) <= 1 {
+		return flat, nil
+	}
+	var build func(dim int, off int) ([]any, int)
+	build = func(dim, off int) ([]any, int) {
+		n := int(a.Dims[dim].Length)
+		out := make([]any, n)
+		for i := range n {
+			if dim == len(a.Dims)-1 {
+				out[i] = flat[off]
+				off++
+				continue
+			}
+			out[i], off = build(dim+1, off)
+		}
+		return out, off
+	}
+	out, _ := build(0, 0)
+	return out, nil
+}
+
+// decodeNumeric formats a numeric exactly: digits of Int shifted by Exp.
+func decodeNumeric(n pgtype.Numeric) any {
+	if !n.Valid {
+		return nil
+	}
+	if n.NaN {
+		return Decimal("NaN")
+	}
+	switch n.InfinityModifier {
+	case pgtype.Infinity:
+		return Decimal("Infinity")
+	case pgtype.NegativeInfinity:
+		return Decimal("-Infinity")
+	}
+	return Decimal(FormatDecimal(n.Int, n.Exp))
+}
+
+// FormatDecimal prints i × 10^exp without rounding.
+func FormatDecimal(i *big.Int, exp int32) string {
+	if i == nil {
+		i = new(big.Int)
+	}
+	digits := new(big.Int).Abs(i).String()
+	neg := i.Sign() < 0
+	var s string
+	switch {
+	case exp >= 0:
+		if digits == "0" {
+			s = "0"
+		} else {
+			s = digits + strings.Repeat("0", int(exp))
+		}
+	default:
+		frac := int(-exp)
+		if len(digits) <= frac {
+			digits = strings.Repeat("0", frac-len(digits)+1) + digits
+		}
+		s = digits[:len(digits)-frac] + "." + digits[len(digits)-frac:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}

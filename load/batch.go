@@ -1,0 +1,232 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+// writeBatch writes one batch and stops the run if it cannot.
+func (r *run) writeBatch(ctx context.Context, batch []*pending) {
+	if err := r.send(ctx, batch); err != nil {
+		r.fail(err)
+	}
+}
+
+// send writes ps (one call's worth) until every item is acknowledged, turned
+// into a row error, or the batch fails: retries, re-sent UnprocessedItems and
+// backoff are bounded by MaxBatchElapsed. It returns nil when ctx ends, the
+// run's cancellation cause being reported by Write.
+func (r *run) send(ctx context.Context, ps []*pending) error {
+	w := r.w
+	cfg := w.cfg
+	deadline := w.clk.Now().Add(cfg.MaxBatchElapsed)
+	attempt := 0
+	var lastErr error
+	for {
+		units := 0
+		for _, p := range ps {
+			units += p.wcu
+		}
+		waited, err := w.limiter.Wait(ctx, units)
+		if err != nil {
+			return nil
+		}
+		deadline = deadline.Add(waited) // pacing is not retrying
+		r.tally.items(ps, func(p *pending) EntityStats {
+			p.sent++
+			if p.sent > 1 {
+				return EntityStats{Retries: 1}
+			}
+			return EntityStats{}
+		})
+
+		out, err := w.client.BatchWriteItem(ctx, w.input(ps))
+		r.tally.update(func(s *Stats) { s.Calls++ })
+		if err == nil {
+			w.reached.Store(true)
+			r.sdkAttempts(ps, out)
+			done, rest := w.split(ps, out.UnprocessedItems)
+			r.ack(done)
+			if len(rest) == 0 {
+				w.limiter.Succeeded()
+				return nil
+			}
+			w.limiter.Throttled()
+			r.tally.update(func(s *Stats) { s.ThrottledCalls++ })
+			r.tally.items(rest, func(*pending) EntityStats { return EntityStats{Throttled: 1} })
+			lastErr = fmt.Errorf("%d of %d items returned as UnprocessedItems", len(rest), len(ps))
+			ps = rest
+		} else {
+			switch class := classify(ctx, err); class {
+			case classCanceled:
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("load: write to table %q canceled: %w", cfg.Table, err)
+			case classValidation:
+				return r.rejected(ctx, ps, err)
+			case classThrottle:
+				w.limiter.Throttled()
+				r.tally.update(func(s *Stats) { s.ThrottledCalls++ })
+				r.tally.items(ps, func(*pending) EntityStats { return EntityStats{Throttled: 1} })
+			case classTransient:
+			case classUnreachable:
+				if !w.reached.Load() {
+					return fmt.Errorf("%w (table %q): %w", ErrUnreachable, cfg.Table, err)
+				}
+			default:
+				return fmt.Errorf("load: write to table %q: %w", cfg.Table, err)
+			}
+			lastErr = err
+		}
+
+		attempt++
+		remaining := deadline.Sub(w.clk.Now())
+		if remaining <= 0 {
+			err := fmt.Errorf("%w: %d items (first: %s) still not written after %v and %d attempts; "+
+				"DynamoDB kept throttling or failing (lower Concurrency or MaxWCU, or raise MaxBatchElapsed); last error: %w",
+				ErrBatchTimeout, len(ps), ps[0].item.Origin, cfg.MaxBatchElapsed, attempt, lastErr)
+			cfg.Logger.Error("load: giving up on a batch", "items", len(ps), "attempts", attempt, "err", lastErr)
+			return err
+		}
+		sleep := min(w.backoff.delay(attempt), remaining)
+		cfg.Logger.Debug("load: retrying batch", "items", len(ps), "attempt", attempt, "sleep", sleep, "reason", lastErr)
+		if err := w.clk.Sleep(ctx, sleep); err != nil {
+			return nil
+		}
+	}
+}
+
+// rejected handles a ValidationException. A single item is a row error; a
+// larger batch is re-sent one item per call to find the culprits.
+func (r *run) rejected(ctx context.Context, ps []*pending, err error) error {
+	if len(ps) == 1 {
+		p := ps[0]
+		reason := err.Error()
+		var api smithy.APIError
+		if errors.As(err, &api) {
+			reason = fmt.Sprintf("DynamoDB rejected the item: %s: %s", api.ErrorCode(), api.ErrorMessage())
+		}
+		r.itemError(&ItemError{Origin: p.item.Origin, Key: r.w.displayKey(p.item), Reason: reason, Err: err})
+		return nil
+	}
+	r.w.cfg.Logger.Debug("load: batch rejected, re-sending its items one by one", "items", len(ps), "err", err)
+	for _, p := range ps {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := r.send(ctx, []*pending{p}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sdkAttempts counts the attempts the SDK's retryer made inside a successful
+// call, and tells the limiter about throttled ones.
+func (r *run) sdkAttempts(ps []*pending, out *dynamodb.BatchWriteItemOutput) {
+	res, ok := retry.GetAttemptResults(out.ResultMetadata)
+	if !ok {
+		return
+	}
+	var retries, throttles int64
+	for _, a := range res.Results {
+		if a.Err == nil {
+			continue
+		}
+		retries++
+		if isThrottle(a.Err) {
+			throttles++
+		}
+	}
+	if retries == 0 {
+		return
+	}
+	if throttles > 0 {
+		r.w.limiter.Throttled()
+	}
+	r.tally.update(func(s *Stats) {
+		s.SDKRetries += retries
+		s.ThrottledCalls += throttles
+	})
+	r.tally.items(ps, func(*pending) EntityStats { return EntityStats{Retries: retries, Throttled: throttles} })
+}
+
+// ack acknowledges written items.
+func (r *run) ack(done []*pending) {
+	if len(done) == 0 {
+		return
+	}
+	for _, p := range done {
+		if p.item.Ack != nil {
+			p.item.Ack()
+		}
+	}
+	r.tally.items(done, func(p *pending) EntityStats { return EntityStats{Written: 1, WCU: int64(p.wcu)} })
+}
+
+func (w *Writer) input(ps []*pending) *dynamodb.BatchWriteItemInput {
+	reqs := make([]types.WriteRequest, len(ps))
+	for i, p := range ps {
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: p.item.Attrs}}
+	}
+	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{w.cfg.Table: reqs}}
+}
+
+// split separates the items DynamoDB wrote from those it returned
+// unprocessed, matching by primary key (keys are unique within a batch). If
+// the response names a request the batch did not send, nothing is taken as
+// written and the whole batch is sent again: puts are idempotent, a lost
+// write is not.
+func (w *Writer) split(ps []*pending, unprocessed map[string][]types.WriteRequest) (done, rest []*pending) {
+	n := 0
+	for _, reqs := range unprocessed {
+		n += len(reqs)
+	}
+	if n == 0 {
+		return ps, nil
+	}
+	keys := make(map[string]bool, n)
+	for _, reqs := range unprocessed {
+		for _, req := range reqs {
+			if req.PutRequest == nil {
+				continue
+			}
+			k, _ := w.keyOfAttrs(req.PutRequest.Item)
+			keys[k] = true
+		}
+	}
+	for _, p := range ps {
+		if keys[p.key] {
+			rest = append(rest, p)
+		} else {
+			done = append(done, p)
+		}
+	}
+	if len(rest) != n {
+		w.cfg.Logger.Warn("load: UnprocessedItems do not match the request; re-sending the whole batch", "sent", len(ps), "unprocessed", n, "matched", len(rest))
+		return nil, ps
+	}
+	return done, rest
+}
+
+// keyOfAttrs returns the canonical primary key of an item and the hash of
+// its partition key.
+func (w *Writer) keyOfAttrs(attrs map[string]types.AttributeValue) (string, uint64) {
+	buf := make([]byte, 0, 64)
+	tag, val, _ := scalar(attrs[w.cfg.PartitionKey])
+	buf = appendKeyPart(buf, tag, val)
+	pkLen := len(buf)
+	if w.cfg.SortKey != "" {
+		tag, val, _ = scalar(attrs[w.cfg.SortKey])
+		buf = appendKeyPart(buf, tag, val)
+	}
+	return string(buf), maphash.Bytes(w.seed, buf[:pkLen])
+}

@@ -1,0 +1,91 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+// errClass says what the writer does about a failed call.
+type errClass int
+
+const (
+	classFatal       errClass = iota // stop the run
+	classCanceled                    // the context ended: stop, never retry
+	classThrottle                    // back off, slow down, retry
+	classTransient                   // back off, retry (5xx, connection errors)
+	classUnreachable                 // dial failed: fatal until DynamoDB has answered once, then transient
+	classValidation                  // the request is invalid: attribute it to items, never retry
+)
+
+func (c errClass) String() string {
+	return [...]string{"fatal", "canceled", "throttled", "transient", "unreachable", "validation"}[c]
+}
+
+// classify sorts a BatchWriteItem error by behaviour, with errors.As on the
+// SDK's and smithy's types (and, for connection errors, the SDK's own
+// retryable-connection check).
+func classify(ctx context.Context, err error) errClass {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return classCanceled
+	}
+	var canceled interface{ CanceledError() bool }
+	if errors.As(err, &canceled) && canceled.CanceledError() {
+		return classCanceled
+	}
+
+	var (
+		pte *types.ProvisionedThroughputExceededException
+		te  *types.ThrottlingException
+		rle *types.RequestLimitExceeded
+		ise *types.InternalServerError
+		rnf *types.ResourceNotFoundException
+	)
+	switch {
+	case errors.As(err, &pte), errors.As(err, &te), errors.As(err, &rle):
+		return classThrottle
+	case errors.As(err, &ise):
+		return classTransient
+	case errors.As(err, &rnf):
+		return classFatal
+	}
+
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		switch api.ErrorCode() {
+		case "ValidationException", "SerializationException":
+			return classValidation
+		case "ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded":
+			return classThrottle // the same codes when the SDK could not map them to a type
+		case "ServiceUnavailable", "ServiceUnavailableException", "InternalFailure", "InternalServerError":
+			return classTransient
+		}
+		if api.ErrorFault() == smithy.FaultServer {
+			return classTransient
+		}
+	}
+	var status interface{ HTTPStatusCode() int }
+	if errors.As(err, &status) && status.HTTPStatusCode() >= 500 {
+		return classTransient
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return classUnreachable
+	}
+	if (retry.RetryableConnectionError{}).IsErrorRetryable(err) == aws.TrueTernary {
+		return classTransient
+	}
+	// Anything else (access denied, bad credentials, an unknown 4xx, a
+	// malformed endpoint) is not something retrying fixes.
+	return classFatal
+}
+
+// isThrottle says whether an SDK attempt error was throttling.
+func isThrottle(err error) bool {
+	return err != nil && classify(context.Background(), err) == classThrottle
+}

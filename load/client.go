@@ -1,0 +1,121 @@
+package load
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// ClientConfig configures NewClient. Zero values mean the documented
+// defaults.
+type ClientConfig struct {
+	// Endpoint overrides the DynamoDB endpoint (e.g. http://localhost:8000).
+	// When empty the SDK resolves it, honouring AWS_ENDPOINT_URL_DYNAMODB and
+	// AWS_ENDPOINT_URL.
+	Endpoint string
+	// Region overrides the region from the environment and shared config.
+	// When both are empty and Endpoint is set, "us-east-1" is used (local
+	// engines accept any region); otherwise a missing region is an error.
+	Region string
+	// Concurrency is the number of calls expected in flight; the connection
+	// pool keeps at least this many idle connections. Default 8.
+	Concurrency int
+	// MaxAttempts is the SDK retryer's attempts per call. Default 3.
+	MaxAttempts int
+	// MaxBackoff caps each of the SDK retryer's sleeps. Default 1s.
+	MaxBackoff time.Duration
+	// DialTimeout bounds establishing a connection. Default 3s.
+	DialTimeout time.Duration
+	// ResponseHeaderTimeout bounds waiting for a response once a request is
+	// sent. Default 30s.
+	ResponseHeaderTimeout time.Duration
+	// Credentials, when set, replace the default credential chain.
+	Credentials aws.CredentialsProvider
+}
+
+// WithDefaults returns cc with unset fields defaulted.
+func (cc ClientConfig) WithDefaults() ClientConfig {
+	cc.Concurrency = cmp.Or(cc.Concurrency, DefaultConcurrency)
+	cc.MaxAttempts = cmp.Or(cc.MaxAttempts, 3)
+	cc.MaxBackoff = cmp.Or(cc.MaxBackoff, time.Second)
+	cc.DialTimeout = cmp.Or(cc.DialTimeout, 3*time.Second)
+	cc.ResponseHeaderTimeout = cmp.Or(cc.ResponseHeaderTimeout, 30*time.Second)
+	return cc
+}
+
+// Validate reports a ClientConfig that cannot work.
+func (cc ClientConfig) Validate() error {
+	switch {
+	case cc.Concurrency < 1:
+		return fmt.Errorf("load: client concurrency must be at least 1, got %d", cc.Concurrency)
+	case cc.MaxAttempts < 1:
+		return fmt.Errorf("load: client max attempts must be at least 1, got %d", cc.MaxAttempts)
+	case cc.MaxBackoff <= 0 || cc.DialTimeout <= 0 || cc.ResponseHeaderTimeout <= 0:
+		return fmt.Errorf("load: client timeouts must be positive")
+	}
+	return nil
+}
+
+// NewClient builds a DynamoDB client for bulk writing: the default config
+// chain (AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, profiles, the credential
+// chain), the standard retryer with few attempts and no client-side retry
+// quota (ratelimit.None: sustained throttling must not fail a healthy run,
+// the Writer paces itself), a connection pool sized for the concurrency, and
+// short dial timeouts so that an unreachable endpoint fails in seconds.
+func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
+	cc = cc.WithDefaults()
+	if err := cc.Validate(); err != nil {
+		return nil, err
+	}
+	httpClient := awshttp.NewBuildableClient().
+		WithDialerOptions(func(d *net.Dialer) {
+			d.Timeout = cc.DialTimeout
+		}).
+		WithTransportOptions(func(t *http.Transport) {
+			t.MaxIdleConns = max(t.MaxIdleConns, 2*cc.Concurrency)
+			t.MaxIdleConnsPerHost = 2 * cc.Concurrency
+			t.ResponseHeaderTimeout = cc.ResponseHeaderTimeout
+			t.TLSHandshakeTimeout = cc.DialTimeout + 2*time.Second
+		})
+	opts := []func(*config.LoadOptions) error{
+		config.WithHTTPClient(httpClient),
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = cc.MaxAttempts
+				o.MaxBackoff = cc.MaxBackoff
+				o.RateLimiter = ratelimit.None
+			})
+		}),
+	}
+	if cc.Region != "" {
+		opts = append(opts, config.WithRegion(cc.Region))
+	}
+	if cc.Credentials != nil {
+		opts = append(opts, config.WithCredentialsProvider(cc.Credentials))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("load: AWS configuration: %w", err)
+	}
+	if awsCfg.Region == "" {
+		if cc.Endpoint == "" {
+			return nil, fmt.Errorf("load: no AWS region: set AWS_REGION or the region option")
+		}
+		awsCfg.Region = "us-east-1"
+	}
+	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+		if cc.Endpoint != "" {
+			o.BaseEndpoint = aws.String(cc.Endpoint)
+		}
+	}), nil
+}

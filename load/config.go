@@ -1,0 +1,173 @@
+package load
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Index is a global secondary index of the target table.
+type Index struct {
+	Name         string
+	PartitionKey string
+	SortKey      string // may be ""
+}
+
+// Values of Config.OnDuplicate.
+const (
+	OnDuplicateFail = "fail" // a duplicate key is a row error naming both origins (default)
+	OnDuplicateSkip = "skip" // a confirmed duplicate is skipped and counted; an unconfirmed one is still an error
+)
+
+// Config configures a Writer. The zero value of every field but Table and
+// PartitionKey means its documented default.
+type Config struct {
+	Table        string  // target table name; required
+	PartitionKey string  // attribute name of the table's partition key; required
+	SortKey      string  // attribute name of the table's sort key; may be ""
+	Indexes      []Index // GSIs: for write-unit accounting, key checks and EnsureTable
+
+	// Concurrency is the number of BatchWriteItem calls in flight. Default 8.
+	Concurrency int
+	// MaxBatchElapsed is how long one batch may keep retrying (time spent
+	// waiting for the rate limiter not counted) before Write fails with an
+	// error wrapping ErrBatchTimeout. Default 2m.
+	MaxBatchElapsed time.Duration
+	// RetryBaseDelay and RetryMaxDelay shape the backoff between retries of a
+	// batch: a full-jitter sleep in [0, min(RetryMaxDelay, RetryBaseDelay·2ⁿ⁻¹)]
+	// before the n-th retry. Defaults 50ms and 5s.
+	RetryBaseDelay time.Duration
+	RetryMaxDelay  time.Duration
+
+	// MaxWCU caps write units per second (table plus indexes, see
+	// ItemWriteUnits). 0 means unlimited until DynamoDB first throttles; from
+	// then on the AIMD limiter paces the writer.
+	MaxWCU float64
+	// MinWCU is the floor below which throttling never pushes the rate.
+	// Default 25, at most MaxWCU.
+	MinWCU float64
+
+	// OnDuplicate is OnDuplicateFail (default) or OnDuplicateSkip.
+	OnDuplicate string
+	// RecentKeys is how many recent full keys (with origins) are kept to
+	// confirm duplicates and name both origins. Default 65536.
+	RecentKeys int
+	// MaxItemErrors is the number of row errors Write tolerates before it
+	// stops; 0 (default) stops at the first, -1 never stops. Write returns
+	// every row error it collected in any case.
+	MaxItemErrors int
+
+	// Window is the number of items buffered to interleave partition keys
+	// across batches. Default 4096. WindowBytes bounds the same buffer in
+	// request bytes. Default 64 MB.
+	Window      int
+	WindowBytes int
+	// Linger is how long the writer waits for more input before it sends a
+	// partly filled window. Default 100ms.
+	Linger time.Duration
+
+	// Logger receives rate changes (Info), retries (Debug) and give-ups
+	// (Error). Default: discard.
+	Logger *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultConcurrency     = 8
+	DefaultMaxBatchElapsed = 2 * time.Minute
+	DefaultRetryBaseDelay  = 50 * time.Millisecond
+	DefaultRetryMaxDelay   = 5 * time.Second
+	DefaultMinWCU          = 25
+	DefaultRecentKeys      = 1 << 16
+	DefaultWindow          = 4096
+	DefaultWindowBytes     = 64 << 20
+	DefaultLinger          = 100 * time.Millisecond
+)
+
+// WithDefaults returns c with every unset field set to its default.
+func (c Config) WithDefaults() Config {
+	c.Concurrency = cmp.Or(c.Concurrency, DefaultConcurrency)
+	c.MaxBatchElapsed = cmp.Or(c.MaxBatchElapsed, DefaultMaxBatchElapsed)
+	c.RetryBaseDelay = cmp.Or(c.RetryBaseDelay, DefaultRetryBaseDelay)
+	c.RetryMaxDelay = cmp.Or(c.RetryMaxDelay, DefaultRetryMaxDelay)
+	c.MinWCU = cmp.Or(c.MinWCU, DefaultMinWCU)
+	if c.MaxWCU > 0 && c.MinWCU > c.MaxWCU {
+		c.MinWCU = c.MaxWCU
+	}
+	c.OnDuplicate = cmp.Or(c.OnDuplicate, OnDuplicateFail)
+	c.RecentKeys = cmp.Or(c.RecentKeys, DefaultRecentKeys)
+	c.Window = cmp.Or(c.Window, DefaultWindow)
+	c.WindowBytes = cmp.Or(c.WindowBytes, DefaultWindowBytes)
+	c.Linger = cmp.Or(c.Linger, DefaultLinger)
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Validate reports every problem with c at once. Call it on WithDefaults().
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("load: "+format, args...)) }
+	if c.Table == "" {
+		bad("table name is required")
+	}
+	if c.PartitionKey == "" {
+		bad("partition key attribute name is required")
+	}
+	if c.SortKey != "" && c.SortKey == c.PartitionKey {
+		bad("sort key %q is the same attribute as the partition key", c.SortKey)
+	}
+	names := map[string]bool{}
+	for i, ix := range c.Indexes {
+		switch {
+		case ix.Name == "":
+			bad("index %d has no name", i)
+		case names[ix.Name]:
+			bad("index %q is declared twice", ix.Name)
+		}
+		names[ix.Name] = true
+		if ix.PartitionKey == "" {
+			bad("index %q has no partition key", ix.Name)
+		}
+		if ix.SortKey != "" && ix.SortKey == ix.PartitionKey {
+			bad("index %q: sort key %q is the same attribute as its partition key", ix.Name, ix.SortKey)
+		}
+	}
+	if c.Concurrency < 1 {
+		bad("concurrency must be at least 1, got %d", c.Concurrency)
+	}
+	if c.MaxBatchElapsed <= 0 {
+		bad("max batch elapsed must be positive, got %v", c.MaxBatchElapsed)
+	}
+	if c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
+		bad("retry delays must satisfy 0 < base (%v) <= max (%v)", c.RetryBaseDelay, c.RetryMaxDelay)
+	}
+	if c.MaxWCU < 0 {
+		bad("max WCU must not be negative, got %v", c.MaxWCU)
+	}
+	if c.MinWCU <= 0 {
+		bad("min WCU must be positive, got %v", c.MinWCU)
+	}
+	if c.OnDuplicate != OnDuplicateFail && c.OnDuplicate != OnDuplicateSkip {
+		bad("on-duplicate must be %q or %q, got %q", OnDuplicateFail, OnDuplicateSkip, c.OnDuplicate)
+	}
+	if c.RecentKeys < 1 {
+		bad("recent keys must be at least 1, got %d", c.RecentKeys)
+	}
+	if c.MaxItemErrors < -1 {
+		bad("max item errors must be -1 (unlimited) or more, got %d", c.MaxItemErrors)
+	}
+	if c.Window < MaxBatchItems {
+		bad("window must hold at least %d items, got %d", MaxBatchItems, c.Window)
+	}
+	if c.WindowBytes < MaxBatchBytes {
+		bad("window bytes must be at least %d, got %d", MaxBatchBytes, c.WindowBytes)
+	}
+	if c.Linger <= 0 {
+		bad("linger must be positive, got %v", c.Linger)
+	}
+	return errors.Join(errs...)
+}

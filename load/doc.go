@@ -1,0 +1,69 @@
+// Package load writes transformed items into one DynamoDB table with
+// BatchWriteItem, and never loses a write silently.
+//
+// A [Writer] consumes a channel of [Item]s and:
+//
+//   - checks every item before sending it: key attributes present, scalar and
+//     non-empty, partition key at most 2048 bytes, sort key at most 1024 bytes
+//     (the same for GSI key attributes the item carries), item size at most
+//     400 KB by DynamoDB's sizing rules ([ItemSize]). A failing item becomes an
+//     [*ItemError]; it is never dropped.
+//   - refuses duplicate keys: two items with the same primary key in one run
+//     is a mapping error naming both origins (see "Duplicates" below).
+//   - buffers a window of items in buckets by partition-key hash and forms
+//     batches round-robin over the buckets, so that a source sorted by key does
+//     not hammer one partition at a time (see Config.Window).
+//   - sends batches of at most 25 requests and 16 MB, Config.Concurrency at a
+//     time; re-sends UnprocessedItems and retries throttling, 5xx and
+//     connection errors with exponential backoff and full jitter, each batch
+//     for at most Config.MaxBatchElapsed, after which Write fails with an
+//     error wrapping [ErrBatchTimeout].
+//   - limits write units per second with a token bucket whose rate follows
+//     AIMD: halved on throttling (never below Config.MinWCU), raised again
+//     step by step after sustained success (up to Config.MaxWCU).
+//   - calls Item.Ack only once DynamoDB acknowledged the item. Items that are
+//     still unacknowledged when Write returns an error are never acknowledged.
+//
+// # Validation errors
+//
+// A ValidationException for a whole batch cannot be attributed to one item,
+// so the writer re-sends that batch's items one per call: the items that
+// DynamoDB accepts are written and acknowledged, the ones it rejects become
+// [*ItemError]s carrying DynamoDB's message. Config.MaxItemErrors decides how
+// many row errors Write tolerates before it stops; with the default (0) the
+// first one stops the run. Write reports every row error it collected.
+//
+// # Duplicates
+//
+// The writer keeps a set of 64-bit hashes (hash/maphash, a random seed per
+// Writer) of every accepted primary key: about 10-20 bytes per item with Go's
+// map growth (8 bytes of key, control bytes, load factor at most 7/8, doubling
+// on growth), i.e. 100-200 MB per 10 million items. It also keeps the full key
+// and origin of the Config.RecentKeys most recent items (default 65,536, about
+// 150-250 bytes each). On a hash hit the real keys are compared against that
+// ring: a match is a confirmed duplicate and the error names both origins. A
+// hash hit whose earlier key has left the ring is still reported as a
+// duplicate, naming the second origin and the key (the chance that two
+// different keys collide is about n²/2⁶⁵, 3·10⁻⁴ for 100 million items). With
+// OnDuplicate "skip", confirmed duplicates are skipped (counted in
+// Stats.Duplicates and acknowledged at once, since they need no write), and
+// unconfirmed ones are still errors: the writer never drops an item it cannot
+// prove to be a duplicate.
+//
+// A Writer remembers keys across its Write calls: use one Writer per run.
+//
+// # Retries inside the SDK
+//
+// [NewClient] configures the SDK's standard retryer with a few attempts and
+// no client-side retry quota (ratelimit.None), so connection resets and
+// single throttles are absorbed inside a call. The writer reads the SDK's
+// per-attempt results from a successful call's metadata and counts those
+// retries and throttles in Stats and in its rate limiter as well.
+//
+// # Unreachable endpoints
+//
+// A dial error (connection refused, dial timeout) before the writer ever got
+// an answer from DynamoDB fails Write at once: a wrong endpoint must fail in
+// seconds. After a first answer, dial errors are retried like other
+// transient errors.
+package load

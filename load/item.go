@@ -1,0 +1,222 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDB limits the writer enforces before sending.
+const (
+	MaxItemSize          = 400 * 1024 // bytes, by ItemSize
+	MaxPartitionKeyBytes = 2048
+	MaxSortKeyBytes      = 1024
+	MaxBatchItems        = 25         // requests per BatchWriteItem call
+	MaxBatchBytes        = 16_000_000 // request body bytes per call (16 MB, counted conservatively)
+)
+
+// Sentinel errors. Row errors ([*ItemError]) wrap one of the first five, or
+// the API error DynamoDB returned for the item.
+var (
+	ErrItemTooLarge = errors.New("load: item too large")
+	ErrKeyTooLong   = errors.New("load: key too long")
+	ErrEmptyKey     = errors.New("load: empty key value")
+	ErrInvalidKey   = errors.New("load: missing or invalid key attribute")
+	ErrDuplicateKey = errors.New("load: duplicate key")
+
+	// ErrBatchTimeout is wrapped by the error Write returns when a batch could
+	// not be written within Config.MaxBatchElapsed.
+	ErrBatchTimeout = errors.New("load: batch not written within the retry time limit")
+	// ErrUnreachable is wrapped when DynamoDB could not be reached at all.
+	ErrUnreachable = errors.New("load: DynamoDB endpoint unreachable")
+	// ErrTooManyItemErrors is wrapped when more row errors occurred than
+	// Config.MaxItemErrors allows.
+	ErrTooManyItemErrors = errors.New("load: too many item errors")
+)
+
+// Origin says where an item came from, for error messages and duplicate
+// reports.
+type Origin struct {
+	Entity    string // mapping entity, e.g. "customer"
+	Table     string // source table, e.g. "customers"
+	SourceKey string // source row key, e.g. "customer_id=42"
+}
+
+// String renders o as "customers row customer_id=42 (entity customer)".
+func (o Origin) String() string {
+	var b strings.Builder
+	switch {
+	case o.Table != "" && o.SourceKey != "":
+		fmt.Fprintf(&b, "%s row %s", o.Table, o.SourceKey)
+	case o.Table != "":
+		fmt.Fprintf(&b, "%s row", o.Table)
+	case o.SourceKey != "":
+		fmt.Fprintf(&b, "row %s", o.SourceKey)
+	}
+	if o.Entity != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "(entity %s)", o.Entity)
+	}
+	if b.Len() == 0 {
+		return "item of unknown origin"
+	}
+	return b.String()
+}
+
+// Item is one DynamoDB item to put.
+type Item struct {
+	Attrs  map[string]types.AttributeValue
+	Origin Origin
+	// Ack, if not nil, is called exactly once after DynamoDB acknowledged the
+	// item (not merely after it was sent), or at once for a duplicate skipped
+	// under OnDuplicate "skip". It is called from the writer's goroutines,
+	// concurrently with other Acks, and must be quick.
+	Ack func()
+}
+
+// ItemError is a row error: an item that was not written, and why.
+type ItemError struct {
+	Origin Origin
+	Key    string // the item's primary key, e.g. `PK="CUSTOMER#42" SK="PROFILE"`; may be empty
+	Reason string
+	Err    error // a sentinel of this package or DynamoDB's API error
+}
+
+func (e *ItemError) Error() string {
+	var b strings.Builder
+	b.WriteString("load: ")
+	b.WriteString(e.Origin.String())
+	if e.Key != "" {
+		b.WriteString(" [")
+		b.WriteString(e.Key)
+		b.WriteString("]")
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+func (e *ItemError) Unwrap() error { return e.Err }
+
+// keyHashNumber etc. are the scalar type tags used in canonical keys.
+const (
+	tagS = 'S'
+	tagN = 'N'
+	tagB = 'B'
+)
+
+// scalar returns the type tag and the raw value of a key-capable attribute.
+func scalar(av types.AttributeValue) (tag byte, val string, ok bool) {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return tagS, v.Value, true
+	case *types.AttributeValueMemberN:
+		return tagN, v.Value, true
+	case *types.AttributeValueMemberB:
+		return tagB, string(v.Value), true
+	}
+	return 0, "", false
+}
+
+// appendKeyPart appends a length-prefixed canonical encoding of one key value.
+// Numbers are normalized so that "1.0" and "1" (the same DynamoDB key) agree.
+func appendKeyPart(dst []byte, tag byte, val string) []byte {
+	if tag == tagN {
+		if c, ok := canonicalNumber(val); ok {
+			val = c
+		}
+	}
+	dst = append(dst, tag)
+	dst = fmt.Appendf(dst, "%d:", len(val))
+	return append(dst, val...)
+}
+
+// keyError describes a key attribute problem, or returns nil.
+func checkKeyAttr(attrs map[string]types.AttributeValue, name, role string, maxBytes int, required bool) (reason string, err error) {
+	av, ok := attrs[name]
+	if !ok || av == nil {
+		if required {
+			return fmt.Sprintf("%s attribute %q is missing", role, name), ErrInvalidKey
+		}
+		return "", nil
+	}
+	tag, val, ok := scalar(av)
+	if !ok {
+		return fmt.Sprintf("%s attribute %q must be a string, number or binary, not %s", role, name, typeName(av)), ErrInvalidKey
+	}
+	if val == "" {
+		return fmt.Sprintf("%s attribute %q is empty", role, name), ErrEmptyKey
+	}
+	if tag != tagN && len(val) > maxBytes {
+		return fmt.Sprintf("%s attribute %q is %d bytes, over DynamoDB's %d-byte limit", role, name, len(val), maxBytes), ErrKeyTooLong
+	}
+	return "", nil
+}
+
+// displayKey renders the primary key for messages: PK="CUSTOMER#42" SK="X".
+func displayKey(attrs map[string]types.AttributeValue, pk, sk string) string {
+	var b strings.Builder
+	for i, name := range []string{pk, sk} {
+		if name == "" {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		tag, val, ok := scalar(attrs[name])
+		switch {
+		case !ok:
+			b.WriteString("<none>")
+		case tag == tagB:
+			fmt.Fprintf(&b, "0x%x", truncate(val, 64))
+		case tag == tagN:
+			b.WriteString(truncate(val, 64))
+		default:
+			fmt.Fprintf(&b, "%q", truncate(val, 128))
+		}
+	}
+	return b.String()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func typeName(av types.AttributeValue) string {
+	switch av.(type) {
+	case *types.AttributeValueMemberS:
+		return "S"
+	case *types.AttributeValueMemberN:
+		return "N"
+	case *types.AttributeValueMemberB:
+		return "B"
+	case *types.AttributeValueMemberBOOL:
+		return "BOOL"
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberM:
+		return "M"
+	case *types.AttributeValueMemberL:
+		return "L"
+	case *types.AttributeValueMemberSS:
+		return "SS"
+	case *types.AttributeValueMemberNS:
+		return "NS"
+	case *types.AttributeValueMemberBS:
+		return "BS"
+	}
+	return fmt.Sprintf("%T", av)
+}

@@ -1,0 +1,67 @@
+package mapping
+
+import (
+	"sort"
+
+	"github.com/pgdynamo/migrate/internal/pgkind"
+)
+
+// Catalog describes the source tables a mapping may read. The extract
+// package fills it from the live database; tests build it by hand.
+type Catalog struct {
+	Tables map[string]*Table // by "schema.table"
+}
+
+// Table is one source table (or view) and its columns in ordinal order.
+type Table struct {
+	Schema, Name string
+	Columns      []Column
+	// Unique lists the primary key (first, when there is one) and every
+	// other unique constraint, as column-name lists.
+	Unique     [][]string
+	PrimaryKey []string
+}
+
+// Column is one column of a source table.
+type Column struct {
+	Name    string
+	Type    pgkind.Type
+	NotNull bool
+}
+
+// Lookup finds a table by schema and name.
+func (c *Catalog) Lookup(schema, name string) *Table {
+	if c == nil {
+		return nil
+	}
+	return c.Tables[schema+"."+name]
+}
+
+// Column finds a column by name.
+func (t *Table) Column(name string) *Column {
+	for i := range t.Columns {
+		if t.Columns[i].Name == name {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
+
+func (t *Table) columnNames() []string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+func (c *Catalog) tableNames(schema string) []string {
+	var names []string
+	for _, t := range c.Tables {
+		if t.Schema == schema {
+			names = append(names, t.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}

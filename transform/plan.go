@@ -1,0 +1,601 @@
+package transform
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+// Item is one DynamoDB item with where it came from.
+type Item struct {
+	Entity    string
+	Table     string // source table, schema-qualified
+	SourceKey string // e.g. "order_id=981, book_id=17"
+	Attrs     map[string]types.AttributeValue
+}
+
+// RowError is a source row that cannot become an item: it names the entity,
+// the source table, the row's key and the column at fault.
+type RowError struct {
+	Entity, Table, Key, Column string
+	Err                        error
+}
+
+func (e *RowError) Error() string {
+	col := ""
+	if e.Column != "" {
+		col = " column " + e.Column
+	}
+	return fmt.Sprintf("entity %s, table %s, row %s%s: %v", e.Entity, e.Table, e.Key, col, e.Err)
+}
+
+func (e *RowError) Unwrap() error { return e.Err }
+
+// Plan is a compiled mapping: one Source per source table.
+type Plan struct {
+	Mapping *mapping.Mapping
+	Sources []*Source
+}
+
+// Source is everything read from one table and every entity built from it.
+// Several entities may read the same table (an entity item and an edge
+// item from one row); the table is then read once.
+type Source struct {
+	Name     string // schema.table
+	Query    extract.Query
+	Entities []*entityPlan
+	keyIdx   []int // positions of the order-by columns in the row
+
+	fixups []fixup
+}
+
+// A column's position in the row is known only when every entity has
+// added its columns, so plans hold slots that finalize fills.
+type fixup struct {
+	rel  int // -1 base table, else join index
+	name string
+	dst  *int
+}
+
+type entityPlan struct {
+	m         *mapping.Mapping
+	e         *mapping.Entity
+	pk, sk    keyPlan
+	indexes   []*indexPlan
+	attrs     []*attrPlan
+	embeds    []*embedPlan
+	tableName string
+}
+
+type keyPlan struct {
+	t    *mapping.Template
+	cols []int // per template part: row position; -1 literal; -2 shard
+}
+
+type indexPlan struct {
+	name           string
+	pkAttr, skAttr string
+	pk, sk         keyPlan
+	shard          *mapping.Shard
+	shardCount     int
+	shardBy        int // row position of the shard column; -1 = row key
+}
+
+type attrPlan struct {
+	col int
+	a   mapping.Attribute
+}
+
+type embedPlan struct {
+	em    *mapping.Embed
+	pos   int // row position of the embed value
+	cols  []mapping.Column
+	byIdx int
+	attrs []*attrPlan // col = index into cols
+}
+
+// Compile joins a mapping with the source catalog. The mapping must have
+// passed mapping.Check against the same catalog.
+func Compile(m *mapping.Mapping, cat *mapping.Catalog) (*Plan, error) {
+	p := &Plan{Mapping: m}
+	byTable := map[string]*Source{}
+	for _, e := range m.Entities {
+		t := cat.Lookup(e.Schema, e.From)
+		if t == nil {
+			return nil, fmt.Errorf("transform: table %s.%s is not in the catalog", e.Schema, e.From)
+		}
+		name := t.Schema + "." + t.Name
+		src := byTable[name]
+		if src == nil {
+			if len(t.Unique) == 0 {
+				return nil, fmt.Errorf("transform: table %s has no primary or unique key to read it in order", name)
+			}
+			src = &Source{Name: name, Query: extract.Query{Schema: t.Schema, Table: t.Name, OrderBy: t.Unique[0]}}
+			byTable[name] = src
+			p.Sources = append(p.Sources, src)
+			src.keyIdx = make([]int, len(t.Unique[0]))
+			for i, k := range t.Unique[0] {
+				src.slot(t, -1, k, &src.keyIdx[i])
+			}
+		}
+		ep, err := src.compileEntity(m, e, t, cat)
+		if err != nil {
+			return nil, err
+		}
+		src.Entities = append(src.Entities, ep)
+	}
+	for _, src := range p.Sources {
+		src.finalize()
+	}
+	return p, nil
+}
+
+func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping.Table, cat *mapping.Catalog) (*entityPlan, error) {
+	ep := &entityPlan{m: m, e: e, tableName: s.Name}
+	var err error
+	if ep.pk, err = s.keyPlan(t, e.PK, false); err != nil {
+		return nil, err
+	}
+	if ep.sk, err = s.keyPlan(t, e.SK, false); err != nil {
+		return nil, err
+	}
+	for _, ei := range e.Indexes {
+		var ix *mapping.Index
+		for _, cand := range m.Indexes {
+			if cand.Name == ei.Index {
+				ix = cand
+			}
+		}
+		if ix == nil {
+			return nil, fmt.Errorf("transform: entity %s uses undeclared index %s", e.Name, ei.Index)
+		}
+		ip := &indexPlan{name: ix.Name, pkAttr: ix.PartitionKey, skAttr: ix.SortKey, shard: ei.Shard, shardBy: -1}
+		if ip.pk, err = s.keyPlan(t, ei.PK, ei.Shard != nil); err != nil {
+			return nil, err
+		}
+		if ip.sk, err = s.keyPlan(t, ei.SK, ei.Shard != nil); err != nil {
+			return nil, err
+		}
+		if ei.Shard != nil {
+			ip.shardCount = ei.Shard.Count
+			if ei.Shard.By != "" {
+				s.slot(t, -1, ei.Shard.By, &ip.shardBy)
+			}
+		}
+		ep.indexes = append(ep.indexes, ip)
+	}
+	explicit := map[string]bool{}
+	for _, a := range e.Attributes {
+		explicit[a.Name] = true
+	}
+	if e.AllColumns {
+		excluded := map[string]bool{}
+		for _, x := range e.Exclude {
+			excluded[x.Name] = true
+		}
+		for _, c := range t.Columns {
+			if !excluded[c.Name] && !explicit[c.Name] {
+				ep.attrs = append(ep.attrs, &attrPlan{a: mapping.Attribute{Name: c.Name, Column: c.Name, Null: mapping.NullOmit}})
+			}
+		}
+	}
+	for _, a := range e.Attributes {
+		ep.attrs = append(ep.attrs, &attrPlan{a: *a})
+	}
+	for i := range ep.attrs {
+		if t.Column(ep.attrs[i].a.Column) == nil {
+			return nil, fmt.Errorf("transform: column %s.%s is not in the catalog", s.Name, ep.attrs[i].a.Column)
+		}
+		s.slot(t, -1, ep.attrs[i].a.Column, &ep.attrs[i].col)
+	}
+	if err := s.compileCopies(ep, e.Copies, -1, t, cat); err != nil {
+		return nil, err
+	}
+	for _, em := range e.Embeds {
+		emp, err := s.compileEmbed(em, cat)
+		if err != nil {
+			return nil, err
+		}
+		ep.embeds = append(ep.embeds, emp)
+	}
+	return ep, nil
+}
+
+// compileCopies adds one LEFT JOIN per copy hop; rel is the relation the
+// hop joins from (-1 for the entity's own table).
+func (s *Source) compileCopies(ep *entityPlan, copies []*mapping.Copy, rel int, from *mapping.Table, cat *mapping.Catalog) error {
+	for _, cp := range copies {
+		parent := cat.Lookup(cp.Schema, cp.From)
+		if parent == nil {
+			return fmt.Errorf("transform: table %s.%s is not in the catalog", cp.Schema, cp.From)
+		}
+		j := extract.Join{Schema: parent.Schema, Table: parent.Name}
+		for _, jp := range cp.Join {
+			j.On = append(j.On, extract.JoinOn{Column: jp.Column, Ref: rel, RefColumn: jp.Other})
+		}
+		s.Query.Joins = append(s.Query.Joins, j)
+		idx := len(s.Query.Joins) - 1
+		for _, a := range cp.Attributes {
+			ap := &attrPlan{a: *a}
+			ep.attrs = append(ep.attrs, ap)
+			s.slot(parent, idx, a.Column, &ap.col)
+		}
+		if err := s.compileCopies(ep, cp.Copies, idx, parent, cat); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Source) compileEmbed(em *mapping.Embed, cat *mapping.Catalog) (*embedPlan, error) {
+	child := cat.Lookup(em.Schema, em.From)
+	if child == nil {
+		return nil, fmt.Errorf("transform: table %s.%s is not in the catalog", em.Schema, em.From)
+	}
+	emp := &embedPlan{em: em, byIdx: -1}
+	colIdx := func(name string) int {
+		for i, c := range emp.cols {
+			if c.Name == name {
+				return i
+			}
+		}
+		emp.cols = append(emp.cols, *child.Column(name))
+		return len(emp.cols) - 1
+	}
+	explicit := map[string]bool{}
+	for _, a := range em.Attributes {
+		explicit[a.Name] = true
+	}
+	if em.AllColumns {
+		excluded := map[string]bool{}
+		for _, x := range em.Exclude {
+			excluded[x.Name] = true
+		}
+		for _, c := range child.Columns {
+			if !excluded[c.Name] && !explicit[c.Name] {
+				emp.attrs = append(emp.attrs, &attrPlan{col: colIdx(c.Name), a: mapping.Attribute{Name: c.Name, Column: c.Name, Null: mapping.NullOmit}})
+			}
+		}
+	}
+	for _, a := range em.Attributes {
+		if child.Column(a.Column) == nil {
+			return nil, fmt.Errorf("transform: column %s.%s is not in the catalog", em.From, a.Column)
+		}
+		emp.attrs = append(emp.attrs, &attrPlan{col: colIdx(a.Column), a: *a})
+	}
+	if em.By.Name != "" {
+		emp.byIdx = colIdx(em.By.Name)
+	}
+	e := extract.Embed{Schema: child.Schema, Table: child.Name, Columns: emp.cols, Limit: em.Max + 1}
+	for _, jp := range em.Join {
+		e.On = append(e.On, extract.JoinOn{Column: jp.Column, Ref: -1, RefColumn: jp.Other})
+	}
+	for _, o := range em.Order {
+		e.OrderBy = append(e.OrderBy, o.Name)
+	}
+	if len(e.OrderBy) == 0 && len(child.Unique) > 0 {
+		e.OrderBy = child.Unique[0]
+	}
+	s.Query.Embeds = append(s.Query.Embeds, e)
+	idx := len(s.Query.Embeds) - 1
+	s.fixups = append(s.fixups, fixup{rel: -2 - idx, dst: &emp.pos})
+	return emp, nil
+}
+
+// slot registers dst to receive the row position of column name of
+// relation rel, adding the column to the query.
+func (s *Source) slot(t *mapping.Table, rel int, name string, dst *int) {
+	cols := &s.Query.Columns
+	if rel >= 0 {
+		cols = &s.Query.Joins[rel].Columns
+	}
+	found := false
+	for _, c := range *cols {
+		if c.Name == name {
+			found = true
+		}
+	}
+	if !found {
+		*cols = append(*cols, *t.Column(name))
+	}
+	s.fixups = append(s.fixups, fixup{rel: rel, name: name, dst: dst})
+}
+
+// finalize fills every registered slot with the row position.
+func (s *Source) finalize() {
+	offsets := make([]int, len(s.Query.Joins))
+	off := len(s.Query.Columns)
+	for i, j := range s.Query.Joins {
+		offsets[i] = off
+		off += len(j.Columns)
+	}
+	for _, f := range s.fixups {
+		switch {
+		case f.rel <= -2: // embed -2-i
+			*f.dst = off + (-2 - f.rel)
+		case f.rel == -1:
+			*f.dst = indexOf(s.Query.Columns, f.name)
+		default:
+			*f.dst = offsets[f.rel] + indexOf(s.Query.Joins[f.rel].Columns, f.name)
+		}
+	}
+	s.fixups = nil
+}
+
+func indexOf(cols []mapping.Column, name string) int {
+	for i, c := range cols {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Source) keyPlan(t *mapping.Table, tpl *mapping.Template, shard bool) (keyPlan, error) {
+	kp := keyPlan{t: tpl}
+	if tpl == nil {
+		return kp, nil
+	}
+	kp.cols = make([]int, len(tpl.Parts))
+	for i, part := range tpl.Parts {
+		switch {
+		case part.Column == "":
+			kp.cols[i] = -1
+		case shard && part.Column == mapping.ShardPlaceholder:
+			kp.cols[i] = -2
+		case t.Column(part.Column) == nil:
+			return kp, fmt.Errorf("transform: template %q uses column %s, which %s.%s does not have", tpl.Raw, part.Column, t.Schema, t.Name)
+		default:
+			s.slot(t, -1, part.Column, &kp.cols[i])
+		}
+	}
+	return kp, nil
+}
+
+// column returns the catalog column at a row position.
+func (s *Source) column(pos int) mapping.Column {
+	if pos < len(s.Query.Columns) {
+		return s.Query.Columns[pos]
+	}
+	pos -= len(s.Query.Columns)
+	for _, j := range s.Query.Joins {
+		if pos < len(j.Columns) {
+			return j.Columns[pos]
+		}
+		pos -= len(j.Columns)
+	}
+	return mapping.Column{}
+}
+
+// Position returns the values of the row's order-by key, for checkpoints.
+func (s *Source) Position(row extract.Row) []any {
+	pos := make([]any, len(s.keyIdx))
+	for i, idx := range s.keyIdx {
+		pos[i] = row.Values[idx]
+	}
+	return pos
+}
+
+// SourceKey formats the row's key as "col=value, col=value".
+func (s *Source) SourceKey(row extract.Row) string {
+	parts := make([]string, len(s.keyIdx))
+	for i, idx := range s.keyIdx {
+		parts[i] = fmt.Sprintf("%s=%v", s.Query.Columns[idx].Name, row.Values[idx])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// HasEntity reports whether the source builds the named entity.
+func (s *Source) HasEntity(name string) bool {
+	for _, ep := range s.Entities {
+		if ep.e.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ShardSetting names an index of an entity whose shard count is "auto".
+type ShardSetting struct {
+	Entity, Index string
+	ReadRate      int64
+}
+
+// AutoShards lists the shard counts that must be computed (SetShardCount)
+// before Apply.
+func (p *Plan) AutoShards() []ShardSetting {
+	var out []ShardSetting
+	for _, s := range p.Sources {
+		for _, ep := range s.Entities {
+			for _, ip := range ep.indexes {
+				if ip.shard != nil && ip.shard.Count == 0 {
+					out = append(out, ShardSetting{Entity: ep.e.Name, Index: ip.name, ReadRate: ip.shard.ReadRate})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// SetShardCount sets an "auto" shard count once it is computed.
+func (p *Plan) SetShardCount(entity, index string, n int) {
+	for _, s := range p.Sources {
+		for _, ep := range s.Entities {
+			for _, ip := range ep.indexes {
+				if ep.e.Name == entity && ip.name == index {
+					ip.shardCount = n
+				}
+			}
+		}
+	}
+}
+
+// Apply builds the items of every entity reading this source from one row.
+// Entities whose item cannot be built report a RowError; the others still
+// produce their items.
+func (s *Source) Apply(row extract.Row) ([]Item, []*RowError) {
+	var items []Item
+	var errs []*RowError
+	key := s.SourceKey(row)
+	for _, ep := range s.Entities {
+		it, err := ep.apply(s, row, key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		items = append(items, it)
+	}
+	return items, errs
+}
+
+func (ep *entityPlan) rowErr(key, col string, err error) *RowError {
+	return &RowError{Entity: ep.e.Name, Table: ep.tableName, Key: key, Column: col, Err: err}
+}
+
+// shardOf picks the shard for a row: a stable hash, so that every run and
+// every verification puts the item in the same shard.
+func shardOf(text string, n int) string {
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	return strconv.FormatUint(h.Sum64()%uint64(n), 10)
+}
+
+func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowError) {
+	m := ep.m
+	attrs := make(map[string]types.AttributeValue, len(ep.attrs)+6)
+	render := func(kp keyPlan, attr string, ip *indexPlan) (bool, *RowError) {
+		if kp.t == nil {
+			return true, nil
+		}
+		var b strings.Builder
+		for i, part := range kp.t.Parts {
+			switch kp.cols[i] {
+			case -1:
+				b.WriteString(part.Literal)
+				continue
+			case -2:
+				if ip.shardCount < 1 {
+					return false, ep.rowErr(key, "", fmt.Errorf("index %s: shard count is not computed", ip.name))
+				}
+				in := key
+				if ip.shardBy >= 0 {
+					c := s.column(ip.shardBy)
+					txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
+					if errors.Is(err, errNull) {
+						return false, nil // no shard input: stays out of the index
+					}
+					if err != nil {
+						return false, ep.rowErr(key, c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
+					}
+					in = txt
+				}
+				b.WriteString(shardOf(in, ip.shardCount))
+				continue
+			}
+			c := s.column(kp.cols[i])
+			txt, err := KeyText(row.Values[kp.cols[i]], c.Type.Kind, part.Width, m.Separator)
+			if err != nil {
+				if ip != nil && errors.Is(err, errNull) {
+					return false, nil
+				}
+				return false, ep.rowErr(key, c.Name, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
+			}
+			b.WriteString(txt)
+		}
+		attrs[attr] = &types.AttributeValueMemberS{Value: b.String()}
+		return true, nil
+	}
+	if _, err := render(ep.pk, m.PartitionKey, nil); err != nil {
+		return Item{}, err
+	}
+	if _, err := render(ep.sk, m.SortKey, nil); err != nil {
+		return Item{}, err
+	}
+	for _, ip := range ep.indexes {
+		// An index key with a NULL input leaves the item out of the index:
+		// both index attributes are omitted together (a sparse index).
+		ok, err := render(ip.pk, ip.pkAttr, ip)
+		if err != nil {
+			return Item{}, err
+		}
+		if !ok {
+			continue
+		}
+		if ok, err = render(ip.sk, ip.skAttr, ip); err != nil {
+			return Item{}, err
+		}
+		if !ok {
+			delete(attrs, ip.pkAttr)
+		}
+	}
+	attrs[m.EntityAttribute] = &types.AttributeValueMemberS{Value: ep.e.Name}
+	for _, ap := range ep.attrs {
+		c := s.column(ap.col)
+		av, ok, err := AttributeValue(row.Values[ap.col], c.Type, ap.a.As, ap.a.Null)
+		if err != nil {
+			return Item{}, ep.rowErr(key, c.Name, fmt.Errorf("attribute %s: %w", ap.a.Name, err))
+		}
+		if ok {
+			attrs[ap.a.Name] = av
+		}
+	}
+	for _, emp := range ep.embeds {
+		av, col, err := emp.build(row.Values[emp.pos])
+		if err != nil {
+			return Item{}, ep.rowErr(key, col, fmt.Errorf("embed %s: %w", emp.em.Attribute, err))
+		}
+		attrs[emp.em.Attribute] = av
+	}
+	return Item{Entity: ep.e.Name, Table: ep.tableName, SourceKey: key, Attrs: attrs}, nil
+}
+
+// build turns the child rows into a map or list attribute. More children
+// than max is an error: the data would be truncated otherwise.
+func (emp *embedPlan) build(v any) (types.AttributeValue, string, error) {
+	children, _ := v.([]extract.Row)
+	if len(children) > emp.em.Max {
+		return nil, "", fmt.Errorf("more than %d rows in %s (max %d): raise max or model the children as their own items", emp.em.Max, emp.em.From, emp.em.Max)
+	}
+	entries := make([]map[string]types.AttributeValue, len(children))
+	for i, ch := range children {
+		m := make(map[string]types.AttributeValue, len(emp.attrs))
+		for _, ap := range emp.attrs {
+			c := emp.cols[ap.col]
+			av, ok, err := AttributeValue(ch.Values[ap.col], c.Type, ap.a.As, ap.a.Null)
+			if err != nil {
+				return nil, c.Name, fmt.Errorf("child %d: %w", i+1, err)
+			}
+			if ok {
+				m[ap.a.Name] = av
+			}
+		}
+		entries[i] = m
+	}
+	if emp.em.As == "list" {
+		l := make([]types.AttributeValue, len(entries))
+		for i, m := range entries {
+			l[i] = &types.AttributeValueMemberM{Value: m}
+		}
+		return &types.AttributeValueMemberL{Value: l}, "", nil
+	}
+	out := make(map[string]types.AttributeValue, len(entries))
+	by := emp.cols[emp.byIdx]
+	for i, ch := range children {
+		k, err := KeyText(ch.Values[emp.byIdx], by.Type.Kind, 0, "")
+		if err != nil {
+			return nil, by.Name, fmt.Errorf("child %d: map key: %w", i+1, err)
+		}
+		if _, dup := out[k]; dup {
+			return nil, by.Name, fmt.Errorf("two rows of %s have map key %q", emp.em.From, k)
+		}
+		out[k] = &types.AttributeValueMemberM{Value: entries[i]}
+	}
+	return &types.AttributeValueMemberM{Value: out}, "", nil
+}

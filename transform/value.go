@@ -1,0 +1,421 @@
+package transform
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/pgkind"
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+// Time formats. Fixed fractional digits (PostgreSQL keeps microseconds) so
+// that strings sort in time order; RFC3339Nano would trim zeros and mis-sort.
+const (
+	DateLayout      = "2006-01-02"
+	TimestampLayout = "2006-01-02T15:04:05.000000Z"
+)
+
+// Limits of DynamoDB numbers.
+const maxNumberDigits = 38
+
+var errNull = errors.New("value is NULL")
+
+// AttributeValue converts one column value to a DynamoDB value. ok is false
+// when the attribute is to be omitted (NULL by default, empty sets).
+func AttributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.NullMode) (types.AttributeValue, bool, error) {
+	if v == nil {
+		if null == mapping.NullKeep {
+			return &types.AttributeValueMemberNULL{Value: true}, true, nil
+		}
+		return nil, false, nil
+	}
+	if t.Kind == pgkind.Array {
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, false, fmt.Errorf("expected an array, got %T", v)
+		}
+		if as == mapping.AsSet {
+			return setValue(arr, t.Elem)
+		}
+		if as == mapping.AsString {
+			b, err := json.Marshal(jsonable(arr))
+			if err != nil {
+				return nil, false, err
+			}
+			return &types.AttributeValueMemberS{Value: string(b)}, true, nil
+		}
+		av, err := listValue(arr, t.Elem)
+		return av, err == nil, err
+	}
+	av, err := scalarValue(v, t.Kind, as)
+	return av, err == nil, err
+}
+
+func scalarValue(v any, k pgkind.Kind, as mapping.Conversion) (types.AttributeValue, error) {
+	switch v := v.(type) {
+	case int64:
+		s := strconv.FormatInt(v, 10)
+		if as == mapping.AsString {
+			return &types.AttributeValueMemberS{Value: s}, nil
+		}
+		return &types.AttributeValueMemberN{Value: s}, nil
+	case extract.Decimal:
+		if as == mapping.AsString {
+			return &types.AttributeValueMemberS{Value: string(v)}, nil
+		}
+		n, err := Number(string(v))
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberN{Value: n}, nil
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%v cannot be stored in DynamoDB (no NaN or Infinity)", v)
+		}
+		s := strconv.FormatFloat(v, 'g', -1, 64)
+		if as == mapping.AsString {
+			return &types.AttributeValueMemberS{Value: s}, nil
+		}
+		n, err := Number(strconv.FormatFloat(v, 'f', -1, 64))
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberN{Value: n}, nil
+	case bool:
+		if as == mapping.AsString {
+			return &types.AttributeValueMemberS{Value: strconv.FormatBool(v)}, nil
+		}
+		return &types.AttributeValueMemberBOOL{Value: v}, nil
+	case time.Time:
+		switch as {
+		case mapping.AsEpochSecond:
+			return &types.AttributeValueMemberN{Value: epoch(v, 6)}, nil
+		case mapping.AsEpochMilli:
+			return &types.AttributeValueMemberN{Value: epoch(v, 3)}, nil
+		}
+		return &types.AttributeValueMemberS{Value: formatTime(v, k)}, nil
+	case extract.Infinity:
+		if as == mapping.AsString {
+			return &types.AttributeValueMemberS{Value: infinityText(v)}, nil
+		}
+		return nil, fmt.Errorf("%s has no DynamoDB form (declare as: string to keep it as text)", infinityText(v))
+	case []byte:
+		if as == mapping.AsString {
+			return &types.AttributeValueMemberS{Value: base64.StdEncoding.EncodeToString(v)}, nil
+		}
+		return &types.AttributeValueMemberB{Value: v}, nil
+	case extract.JSON:
+		if as == mapping.AsString {
+			return &types.AttributeValueMemberS{Value: string(v)}, nil
+		}
+		return jsonValue(string(v))
+	case string:
+		if as == mapping.AsNumber {
+			n, err := Number(v)
+			if err != nil {
+				return nil, err
+			}
+			return &types.AttributeValueMemberN{Value: n}, nil
+		}
+		return &types.AttributeValueMemberS{Value: v}, nil
+	}
+	return nil, fmt.Errorf("unsupported value %T", v)
+}
+
+func infinityText(v extract.Infinity) string {
+	if v.Sign < 0 {
+		return "-infinity"
+	}
+	return "infinity"
+}
+
+func formatTime(t time.Time, k pgkind.Kind) string {
+	if k == pgkind.Date {
+		return t.UTC().Format(DateLayout)
+	}
+	return t.UTC().Format(TimestampLayout)
+}
+
+// epoch prints seconds (frac 6) or milliseconds (frac 3) since 1970 exactly,
+// keeping sub-unit precision as a decimal fraction without trailing zeros.
+func epoch(t time.Time, frac int) string {
+	us := new(big.Int).Mul(big.NewInt(t.Unix()), big.NewInt(1_000_000))
+	us.Add(us, big.NewInt(int64(t.Nanosecond()/1000)))
+	exp := int32(-6)
+	if frac == 3 {
+		exp = -3
+	}
+	n, _ := Number(extract.FormatDecimal(us, exp))
+	return n
+}
+
+// Number validates decimal text and returns DynamoDB's canonical form (no
+// leading or trailing zeros). It rejects NaN, infinities, more than 38
+// significant digits and magnitudes outside 1e-130..9.99e125.
+func Number(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
+	exp := 0
+	if hasExp {
+		e, err := strconv.Atoi(expPart)
+		if err != nil {
+			return "", fmt.Errorf("%q is not a number", s)
+		}
+		exp = e
+	}
+	intPart, fracPart, _ := strings.Cut(mant, ".")
+	if intPart == "" && fracPart == "" || !allDigits(intPart) || !allDigits(fracPart) {
+		return "", fmt.Errorf("%q is not a number DynamoDB can hold", s)
+	}
+	digits := strings.TrimLeft(intPart+fracPart, "0")
+	// value = digits × 10^(exp - len(fracPart)) after trimming trailing zeros
+	exp -= len(fracPart)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	digits = trimmed
+	if digits == "" {
+		return "0", nil
+	}
+	if len(digits) > maxNumberDigits {
+		return "", fmt.Errorf("%s has %d significant digits; DynamoDB numbers hold at most %d (declare as: string to keep it exact as text)", s, len(digits), maxNumberDigits)
+	}
+	// magnitude: the leading digit's power of ten
+	mag := exp + len(digits) - 1
+	if mag > 125 || mag < -130 {
+		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125)", s)
+	}
+	var out string
+	switch {
+	case exp >= 0:
+		out = digits + strings.Repeat("0", exp)
+	case -exp >= len(digits):
+		out = "0." + strings.Repeat("0", -exp-len(digits)) + digits
+	default:
+		out = digits[:len(digits)+exp] + "." + digits[len(digits)+exp:]
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func listValue(arr []any, elem pgkind.Kind) (types.AttributeValue, error) {
+	out := make([]types.AttributeValue, 0, len(arr))
+	for i, e := range arr {
+		var av types.AttributeValue
+		var err error
+		switch e := e.(type) {
+		case nil:
+			av = &types.AttributeValueMemberNULL{Value: true}
+		case []any:
+			av, err = listValue(e, elem)
+		default:
+			av, err = scalarValue(e, elem, mapping.AsDefault)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		out = append(out, av)
+	}
+	return &types.AttributeValueMemberL{Value: out}, nil
+}
+
+// setValue builds SS, NS or BS. DynamoDB rejects empty sets and duplicate
+// members, so an empty array is omitted and duplicates collapse (a set has
+// no order or multiplicity to lose); NULL members are an error.
+func setValue(arr []any, elem pgkind.Kind) (types.AttributeValue, bool, error) {
+	if len(arr) == 0 {
+		return nil, false, nil
+	}
+	var ss, ns []string
+	var bs [][]byte
+	seen := map[string]bool{}
+	for i, e := range arr {
+		if e == nil {
+			return nil, false, fmt.Errorf("element %d is NULL: sets cannot hold NULL", i)
+		}
+		if _, nested := e.([]any); nested {
+			return nil, false, errors.New("a multi-dimensional array cannot be a set")
+		}
+		av, err := scalarValue(e, elem, mapping.AsDefault)
+		if err != nil {
+			return nil, false, fmt.Errorf("element %d: %w", i, err)
+		}
+		switch av := av.(type) {
+		case *types.AttributeValueMemberS:
+			if !seen[av.Value] {
+				seen[av.Value] = true
+				ss = append(ss, av.Value)
+			}
+		case *types.AttributeValueMemberN:
+			if !seen[av.Value] {
+				seen[av.Value] = true
+				ns = append(ns, av.Value)
+			}
+		case *types.AttributeValueMemberB:
+			if k := string(av.Value); !seen[k] {
+				seen[k] = true
+				bs = append(bs, av.Value)
+			}
+		default:
+			return nil, false, fmt.Errorf("element %d: %T cannot be a set member", i, av)
+		}
+	}
+	switch {
+	case ss != nil:
+		return &types.AttributeValueMemberSS{Value: ss}, true, nil
+	case ns != nil:
+		return &types.AttributeValueMemberNS{Value: ns}, true, nil
+	default:
+		return &types.AttributeValueMemberBS{Value: bs}, true, nil
+	}
+}
+
+// jsonValue decodes JSON text into M/L/S/N/BOOL/NULL, keeping numbers exact.
+func jsonValue(text string) (types.AttributeValue, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	return jsonToAV(v)
+}
+
+func jsonToAV(v any) (types.AttributeValue, error) {
+	switch v := v.(type) {
+	case nil:
+		return &types.AttributeValueMemberNULL{Value: true}, nil
+	case bool:
+		return &types.AttributeValueMemberBOOL{Value: v}, nil
+	case string:
+		return &types.AttributeValueMemberS{Value: v}, nil
+	case json.Number:
+		n, err := Number(v.String())
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberN{Value: n}, nil
+	case []any:
+		out := make([]types.AttributeValue, len(v))
+		for i, e := range v {
+			av, err := jsonToAV(e)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = av
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case map[string]any:
+		out := make(map[string]types.AttributeValue, len(v))
+		for k, e := range v {
+			av, err := jsonToAV(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[k] = av
+		}
+		return &types.AttributeValueMemberM{Value: out}, nil
+	}
+	return nil, fmt.Errorf("unexpected JSON value %T", v)
+}
+
+// jsonable turns decoded array values into something encoding/json prints
+// faithfully (decimals and JSON as raw text).
+func jsonable(v any) any {
+	switch v := v.(type) {
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = jsonable(e)
+		}
+		return out
+	case extract.Decimal:
+		return json.RawMessage(v)
+	case extract.JSON:
+		return json.RawMessage(v)
+	case time.Time:
+		return v.UTC().Format(TimestampLayout)
+	}
+	return v
+}
+
+// KeyText is the canonical text of a value inside a key template. Values
+// must not be NULL or empty, and must not contain the separator, since that
+// would make composite keys ambiguous.
+func KeyText(v any, k pgkind.Kind, width int, sep string) (string, error) {
+	var s string
+	switch v := v.(type) {
+	case nil:
+		return "", errNull
+	case int64:
+		s = strconv.FormatInt(v, 10)
+		if width > 0 {
+			if v < 0 {
+				return "", fmt.Errorf("negative value %d cannot be zero-padded to sort", v)
+			}
+			if len(s) > width {
+				return "", fmt.Errorf("value %d has more than %d digits", v, width)
+			}
+			s = strings.Repeat("0", width-len(s)) + s
+		}
+	case extract.Decimal:
+		if _, err := Number(string(v)); err != nil {
+			return "", err
+		}
+		s = string(v)
+	case string:
+		s = v
+	case bool:
+		s = strconv.FormatBool(v)
+	case time.Time:
+		s = formatTime(v, k)
+	case extract.Infinity:
+		return "", fmt.Errorf("%s cannot be part of a key", infinityText(v))
+	default:
+		return "", fmt.Errorf("a %T value cannot be part of a key", v)
+	}
+	if s == "" {
+		return "", errors.New("empty string cannot be part of a key")
+	}
+	if sep != "" && strings.Contains(s, sep) {
+		return "", fmt.Errorf("value %q contains the key separator %q", s, sep)
+	}
+	return s, nil
+}
+
+// canonicalJSON is used by tests and golden files; kept here so that the
+// encoding of items is defined once.
+func canonicalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(v)
+	return buf.Bytes(), err
+}

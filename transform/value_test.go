@@ -1,0 +1,178 @@
+package transform_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/pgkind"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+func TestNumber(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want, err string }{
+		{in: "0", want: "0"},
+		{in: "19.90", want: "19.9"},
+		{in: "-0.000", want: "0"},
+		{in: "007", want: "7"},
+		{in: "1234567.89", want: "1234567.89"},
+		{in: "12345678901234567890", want: "12345678901234567890"},
+		{in: "0.10", want: "0.1"},
+		{in: "1e3", want: "1000"},
+		{in: "1.5E-3", want: "0.0015"},
+		{in: "-42", want: "-42"},
+		{in: "99999999999999999999999999999999999999", want: "99999999999999999999999999999999999999"},
+		{in: "123456789012345678901234567890123456789", err: "39 significant digits"},
+		{in: "1000000000000000000000000000000000000000000000", want: "1000000000000000000000000000000000000000000000"},
+		{in: "1e126", err: "outside the range"},
+		{in: "1e-131", err: "outside the range"},
+		{in: "9.99e125", want: "999" + strings.Repeat("0", 123)},
+		{in: "NaN", err: "not a number"},
+		{in: "Infinity", err: "not a number"},
+		{in: "", err: "not a number"},
+		{in: "1.2.3", err: "not a number"},
+	}
+	for _, tc := range cases {
+		got, err := transform.Number(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Number(%q) error = %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Number(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestKeyText(t *testing.T) {
+	t.Parallel()
+	ts := time.Date(2024, 5, 1, 9, 3, 4, 120000000, time.FixedZone("CEST", 7200))
+	cases := []struct {
+		name  string
+		v     any
+		k     pgkind.Kind
+		width int
+		want  string
+		err   string
+	}{
+		{"int", int64(42), pgkind.Int, 0, "42", ""},
+		{"padded", int64(42), pgkind.Int, 6, "000042", ""},
+		{"too wide", int64(1234567), pgkind.Int, 6, "", "more than 6 digits"},
+		{"negative padded", int64(-1), pgkind.Int, 4, "", "negative value"},
+		{"timestamptz to UTC fixed", ts, pgkind.Timestamptz, 0, "2024-05-01T07:03:04.120000Z", ""},
+		{"date", time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), pgkind.Date, 0, "2024-05-01", ""},
+		{"decimal kept as written", extract.Decimal("19.90"), pgkind.Numeric, 0, "19.90", ""},
+		{"NaN decimal", extract.Decimal("NaN"), pgkind.Numeric, 0, "", "not a number"},
+		{"separator in value", "a#b", pgkind.Text, 0, "", `contains the key separator "#"`},
+		{"empty", "", pgkind.Text, 0, "", "empty string"},
+		{"null", nil, pgkind.Text, 0, "", "NULL"},
+		{"infinity", extract.Infinity{Sign: 1}, pgkind.Date, 0, "", "infinity cannot be part of a key"},
+		{"bool", true, pgkind.Bool, 0, "true", ""},
+	}
+	for _, tc := range cases {
+		got, err := transform.KeyText(tc.v, tc.k, tc.width, "#")
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error = %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestAttributeValue(t *testing.T) {
+	t.Parallel()
+	typ := func(k pgkind.Kind) pgkind.Type { return pgkind.Type{Kind: k} }
+	arr := func(e pgkind.Kind) pgkind.Type { return pgkind.Type{Kind: pgkind.Array, Elem: e} }
+	ts := time.Date(2024, 5, 1, 7, 3, 4, 123456000, time.UTC)
+	cases := []struct {
+		name string
+		v    any
+		t    pgkind.Type
+		as   mapping.Conversion
+		null mapping.NullMode
+		want string // canonical JSON; "" = omitted
+		err  string
+	}{
+		{name: "int", v: int64(-5), t: typ(pgkind.Int), want: `{"N":"-5"}`},
+		{name: "int as string", v: int64(5), t: typ(pgkind.Int), as: mapping.AsString, want: `{"S":"5"}`},
+		{name: "numeric exact", v: extract.Decimal("12345678901234567890.123456789"), t: typ(pgkind.Numeric), want: `{"N":"12345678901234567890.123456789"}`},
+		{name: "numeric too precise", v: extract.Decimal("1234567890123456789012345678901234567890"), t: typ(pgkind.Numeric), err: "significant digits"},
+		{name: "numeric too precise as string", v: extract.Decimal("1234567890123456789012345678901234567891"), t: typ(pgkind.Numeric), as: mapping.AsString, want: `{"S":"1234567890123456789012345678901234567891"}`},
+		{name: "numeric NaN", v: extract.Decimal("NaN"), t: typ(pgkind.Numeric), err: "not a number"},
+		{name: "float", v: 0.1, t: typ(pgkind.Float), want: `{"N":"0.1"}`},
+		{name: "float NaN", v: math.NaN(), t: typ(pgkind.Float), err: "no NaN or Infinity"},
+		{name: "float inf", v: math.Inf(-1), t: typ(pgkind.Float), err: "no NaN or Infinity"},
+		{name: "bool", v: true, t: typ(pgkind.Bool), want: `{"BOOL":true}`},
+		{name: "timestamptz", v: ts, t: typ(pgkind.Timestamptz), want: `{"S":"2024-05-01T07:03:04.123456Z"}`},
+		{name: "epoch seconds", v: ts, t: typ(pgkind.Timestamptz), as: mapping.AsEpochSecond, want: `{"N":"1714546984.123456"}`},
+		{name: "epoch millis", v: ts, t: typ(pgkind.Timestamptz), as: mapping.AsEpochMilli, want: `{"N":"1714546984123.456"}`},
+		{name: "date", v: time.Date(2020, 2, 29, 0, 0, 0, 0, time.UTC), t: typ(pgkind.Date), want: `{"S":"2020-02-29"}`},
+		{name: "infinite date", v: extract.Infinity{Sign: 1}, t: typ(pgkind.Date), err: "declare as: string"},
+		{name: "infinite date as string", v: extract.Infinity{Sign: -1}, t: typ(pgkind.Date), as: mapping.AsString, want: `{"S":"-infinity"}`},
+		{name: "bytea", v: []byte{0, 1, 255}, t: typ(pgkind.Bytea), want: `{"B":"AAH/"}`},
+		{name: "empty string kept", v: "", t: typ(pgkind.Text), want: `{"S":""}`},
+		{name: "null omitted", v: nil, t: typ(pgkind.Text), want: ""},
+		{name: "null kept", v: nil, t: typ(pgkind.Text), null: mapping.NullKeep, want: `{"NULL":true}`},
+		{name: "json exact numbers", v: extract.JSON(`{"a":[1,19.990,12345678901234567890],"b":null,"c":"x"}`), t: typ(pgkind.JSON),
+			want: `{"M":{"a":{"L":[{"N":"1"},{"N":"19.99"},{"N":"12345678901234567890"}]},"b":{"NULL":true},"c":{"S":"x"}}}`},
+		{name: "json as string", v: extract.JSON(`{"a":1}`), t: typ(pgkind.JSON), as: mapping.AsString, want: `{"S":"{\"a\":1}"}`},
+		{name: "text array list", v: []any{"a", nil, "b"}, t: arr(pgkind.Text), want: `{"L":[{"S":"a"},{"NULL":true},{"S":"b"}]}`},
+		{name: "text array set dedup", v: []any{"b", "a", "b"}, t: arr(pgkind.Text), as: mapping.AsSet, want: `{"SS":["a","b"]}`},
+		{name: "empty set omitted", v: []any{}, t: arr(pgkind.Text), as: mapping.AsSet, want: ""},
+		{name: "empty list kept", v: []any{}, t: arr(pgkind.Text), want: `{"L":[]}`},
+		{name: "set with null", v: []any{"a", nil}, t: arr(pgkind.Text), as: mapping.AsSet, err: "sets cannot hold NULL"},
+		{name: "number set", v: []any{extract.Decimal("1.50"), extract.Decimal("2")}, t: arr(pgkind.Numeric), as: mapping.AsSet, want: `{"NS":["1.5","2"]}`},
+		{name: "2-d array", v: []any{[]any{int64(1), int64(2)}, []any{int64(3), int64(4)}}, t: arr(pgkind.Int),
+			want: `{"L":[{"L":[{"N":"1"},{"N":"2"}]},{"L":[{"N":"3"},{"N":"4"}]}]}`},
+		{name: "text as number", v: "0042.50", t: typ(pgkind.Text), as: mapping.AsNumber, want: `{"N":"42.5"}`},
+		{name: "text as number bad", v: "abc", t: typ(pgkind.Text), as: mapping.AsNumber, err: "not a number"},
+	}
+	for _, tc := range cases {
+		av, ok, err := transform.AttributeValue(tc.v, tc.t, tc.as, cmpOr(tc.null, mapping.NullOmit))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error = %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		got := ""
+		if ok {
+			got = canon(t, av)
+		}
+		if got != tc.want {
+			t.Errorf("%s: = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func cmpOr(a, b mapping.NullMode) mapping.NullMode {
+	if a == "" {
+		return b
+	}
+	return a
+}
+
+func canon(t *testing.T, av types.AttributeValue) string {
+	b, err := transform.MarshalItem(map[string]types.AttributeValue{"x": av})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	return strings.TrimSuffix(strings.TrimPrefix(s, `{"x":`), "}")
+}
