@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
 
@@ -89,108 +89,31 @@ func (s *entityStats) touch(field *atomic.Int64) {
 	field.Store(now)
 }
 
-func loaderConfig(m *mapping.Mapping, table string, concurrency int, g *globals) load.Config {
-	cfg := load.Config{
-		Table:        table,
-		PartitionKey: m.PartitionKey,
-		SortKey:      m.SortKey,
-		Concurrency:  concurrency,
-		Logger:       g.logger,
-	}
-	cfg.Indexes = cfgIndexes(m)
-	return cfg
-}
-
-func cfgIndexes(m *mapping.Mapping) []load.Index {
-	var out []load.Index
-	for _, ix := range m.Indexes {
-		out = append(out, load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey})
-	}
-	return out
-}
-
-// computeShards resolves "count: auto" shard counts: it transforms the
-// entity's rows once (inside the same snapshot, writing nothing) to measure
-// the real average item size, then applies the formula of rule 7.
-func computeShards(ctx context.Context, g *globals, snap *extract.Snapshot, plan *transform.Plan, indexes []load.Index) error {
-	auto := plan.AutoShards()
-	if len(auto) == 0 {
-		return nil
-	}
-	for _, a := range auto {
-		plan.SetShardCount(a.Entity, a.Index, 1) // provisional, for sizing
-	}
-	sizes := map[string]*[2]int64{} // entity -> bytes, items
-	for _, a := range auto {
-		sizes[a.Entity] = new([2]int64)
-	}
-	for _, src := range plan.Sources {
-		needed := false
-		for _, a := range auto {
-			needed = needed || src.HasEntity(a.Entity)
-		}
-		if !needed {
-			continue
-		}
-		for row, err := range snap.Rows(ctx, src.Query) {
-			if err != nil {
-				return err
-			}
-			items, _ := src.Apply(row) // row errors are reported by the real pass
-			for _, it := range items {
-				if sz := sizes[it.Entity]; sz != nil {
-					sz[0] += int64(load.ItemSize(it.Attrs))
-					sz[1]++
-				}
-			}
-		}
-	}
-	for _, a := range auto {
-		sz := sizes[a.Entity]
-		avg := 0.0
-		if sz[1] > 0 {
-			avg = float64(sz[0]) / float64(sz[1])
-		}
-		in := transform.ShardCount(avg, a.ReadRate)
-		plan.SetShardCount(a.Entity, a.Index, in.Count)
-		fmt.Fprintf(g.stdout, "shards for %s %s: %s (count: auto)\n", a.Entity, a.Index, in)
-	}
-	return nil
-}
-
 func runMigration(ctx context.Context, g *globals, o runOpts) error {
 	start := time.Now()
-	m, err := loadMapping(o.mapping)
+	src, err := openSource(ctx, o.mapping, o.pg)
 	if err != nil {
 		return err
 	}
-	table := o.table
-	if table == "" {
-		table = m.Table
+	defer src.close(ctx)
+	m := src.m
+	for _, r := range src.shards {
+		fmt.Fprintln(g.stdout, r)
 	}
-
-	conn, snap, err := openSnapshot(ctx, o.pg)
-	if err != nil {
-		return err
-	}
-	defer closeSnapshot(ctx, conn, snap)
-	cat, err := checkAgainst(ctx, snap, m)
-	if err != nil {
-		return err
-	}
-	plan, err := transform.Compile(m, cat)
-	if err != nil {
-		return err
-	}
-	if err := computeShards(ctx, g, snap, plan, cfgIndexes(m)); err != nil {
-		return err
-	}
+	table := cmp.Or(o.table, m.Table)
 
 	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: o.concurrency})
 	if err != nil {
 		return err
 	}
-	cfg := loaderConfig(m, table, o.concurrency, g)
+	cfg := load.Config{
+		Table:        table,
+		PartitionKey: m.PartitionKey,
+		SortKey:      m.SortKey,
+		Indexes:      src.indexes(),
+		Concurrency:  o.concurrency,
+		Logger:       g.logger,
+	}
 	if o.createTable {
 		if err := load.EnsureTable(ctx, client, cfg); err != nil {
 			return err
@@ -203,12 +126,12 @@ func runMigration(ctx context.Context, g *globals, o runOpts) error {
 
 	stats := map[string]*entityStats{}
 	var order []*entityStats
-	for _, src := range plan.Sources {
+	for _, s := range src.plan.Sources {
 		for _, e := range m.Entities {
-			if e.Schema+"."+e.From == src.Name {
-				s := &entityStats{name: e.Name, source: src.Name}
-				stats[e.Name] = s
-				order = append(order, s)
+			if e.Schema+"."+e.From == s.Name {
+				es := &entityStats{name: e.Name, source: s.Name}
+				stats[e.Name] = es
+				order = append(order, es)
 			}
 		}
 	}
@@ -217,7 +140,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts) error {
 	items := make(chan load.Item, 4*25*o.concurrency)
 	grp.Go(func() error {
 		defer close(items)
-		return produce(gctx, snap, plan, stats, items)
+		return produce(gctx, src, stats, items)
 	})
 	var ls load.Stats
 	grp.Go(func() error {
@@ -236,49 +159,47 @@ func runMigration(ctx context.Context, g *globals, o runOpts) error {
 	return nil
 }
 
-// produce reads every source in the snapshot and sends the items.
-func produce(ctx context.Context, snap *extract.Snapshot, plan *transform.Plan, stats map[string]*entityStats, out chan<- load.Item) error {
-	for _, src := range plan.Sources {
-		for _, ep := range stats {
-			if ep.source == src.Name {
-				ep.touch(&ep.started)
-			}
-		}
-		for row, err := range snap.Rows(ctx, src.Query) {
-			if err != nil {
-				return err
-			}
-			items, rowErrs := src.Apply(row)
-			for _, s := range stats {
-				if s.source == src.Name {
-					s.rows.Add(1)
-				}
-			}
-			if len(rowErrs) > 0 {
-				for _, re := range rowErrs {
-					stats[re.Entity].errs.Add(1)
-				}
-				return rowErrs[0]
-			}
-			for _, it := range items {
-				s := stats[it.Entity]
-				li := load.Item{
-					Attrs:  it.Attrs,
-					Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey},
-					Ack: func() {
-						s.written.Add(1)
-						s.touch(&s.lastWrite)
-					},
-				}
-				select {
-				case out <- li:
-				case <-ctx.Done():
-					return ctx.Err()
+// produce transforms every source row and sends the items to the writer.
+func produce(ctx context.Context, src *source, stats map[string]*entityStats, out chan<- load.Item) error {
+	current := ""
+	return src.walk(ctx, nil, func(s *transform.Source, row extract.Row, items []transform.Item, rowErrs []*transform.RowError) error {
+		if s.Name != current {
+			current = s.Name
+			for _, es := range stats {
+				if es.source == s.Name {
+					es.touch(&es.started)
 				}
 			}
 		}
-	}
-	return nil
+		for _, es := range stats {
+			if es.source == s.Name {
+				es.rows.Add(1)
+			}
+		}
+		if len(rowErrs) > 0 {
+			for _, re := range rowErrs {
+				stats[re.Entity].errs.Add(1)
+			}
+			return rowErrs[0]
+		}
+		for _, it := range items {
+			es := stats[it.Entity]
+			li := load.Item{
+				Attrs:  it.Attrs,
+				Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey},
+				Ack: func() {
+					es.written.Add(1)
+					es.touch(&es.lastWrite)
+				},
+			}
+			select {
+			case out <- li:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
 }
 
 var summaryMu sync.Mutex

@@ -5,8 +5,8 @@
 //
 // Only BatchWriteItem calls get faults; every other operation passes through.
 // Which call gets which fault is reproducible: it is drawn from a generator
-// seeded with Config.Seed, the hash of the request body and how many times
-// that body was seen before. The same seed and the same requests give the
+// seeded with Config.Seed, the hash of the request's content (its JSON with
+// sorted keys) and how many times that content was seen before. The same seed and the same requests give the
 // same faults whatever the order in which concurrent requests arrive, and a
 // retried request draws again, so a retry loop always ends.
 //
@@ -222,9 +222,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // decide draws the fault for a call ("" for none) and the generator for
 // any further choices.
 func (p *Proxy) decide(op string, body []byte) (Fault, *rand.Rand) {
-	h := fnv.New64a()
-	h.Write(body)
-	sum := h.Sum64()
+	var sum uint64
+	if op == "BatchWriteItem" {
+		h := fnv.New64a()
+		h.Write(canonical(body))
+		sum = h.Sum64()
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -241,6 +244,23 @@ func (p *Proxy) decide(op string, body []byte) (Fault, *rand.Rand) {
 	f := p.cfg.Faults[rng.IntN(len(p.cfg.Faults))]
 	p.stats.Faults[f]++
 	return f, rng
+}
+
+// canonical re-encodes a JSON body with sorted object keys: clients
+// serialize maps in random order, and the fault drawn for a request must
+// depend on its content only.
+func canonical(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return body
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return body
+	}
+	return b
 }
 
 // batchRequest is a BatchWriteItem body with its write requests kept as raw

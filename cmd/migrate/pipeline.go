@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+// source is a validated mapping, compiled against the catalog, with the
+// snapshot every read of the command goes through. run, plan and verify
+// all start here, so they see and validate the source the same way.
+type source struct {
+	m    *mapping.Mapping
+	plan *transform.Plan
+	snap *extract.Snapshot
+	conn *pgx.Conn
+	// shards holds the computed "count: auto" shard counts and their inputs.
+	shards []shardResult
+}
+
+type shardResult struct {
+	Entity, Index string
+	Inputs        transform.ShardInputs
+}
+
+// openSource parses the mapping (usage error on problems), opens the
+// snapshot, checks the mapping against the catalog, compiles it and
+// computes automatic shard counts. Close it with close.
+func openSource(ctx context.Context, mappingPath, pgURL string) (*source, error) {
+	m, err := loadMapping(mappingPath)
+	if err != nil {
+		return nil, err
+	}
+	conn, snap, err := openSnapshot(ctx, pgURL)
+	if err != nil {
+		return nil, err
+	}
+	src := &source{m: m, snap: snap, conn: conn}
+	cat, err := checkAgainst(ctx, snap, m)
+	if err != nil {
+		src.close(ctx)
+		return nil, err
+	}
+	if src.plan, err = transform.Compile(m, cat); err != nil {
+		src.close(ctx)
+		return nil, err
+	}
+	if err := src.computeShards(ctx); err != nil {
+		src.close(ctx)
+		return nil, err
+	}
+	return src, nil
+}
+
+func (s *source) close(ctx context.Context) { closeSnapshot(ctx, s.conn, s.snap) }
+
+// indexes are the mapping's GSIs in the loader's terms.
+func (s *source) indexes() []load.Index {
+	var out []load.Index
+	for _, ix := range s.m.Indexes {
+		out = append(out, load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey})
+	}
+	return out
+}
+
+// rowVisitor sees every source row with the items it produced and the row
+// errors of entities that could not build theirs. Returning an error stops
+// the walk.
+type rowVisitor func(src *transform.Source, row extract.Row, items []transform.Item, errs []*transform.RowError) error
+
+// walk reads every source table in the snapshot, in key order, starting
+// after the given positions (by source name; nil = from the start), and
+// transforms each row.
+func (s *source) walk(ctx context.Context, after map[string][]any, visit rowVisitor) error {
+	for _, src := range s.plan.Sources {
+		q := src.Query
+		q.After = after[src.Name]
+		for row, err := range s.snap.Rows(ctx, q) {
+			if err != nil {
+				return err
+			}
+			items, errs := src.Apply(row)
+			if err := visit(src, row, items, errs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// computeShards resolves "count: auto" shard counts: it transforms the
+// rows of the entities concerned once (inside the same snapshot, writing
+// nothing) to measure their real average item size, then applies the
+// formula of rule 7.
+func (s *source) computeShards(ctx context.Context) error {
+	auto := s.plan.AutoShards()
+	if len(auto) == 0 {
+		return nil
+	}
+	sizes := map[string]*[2]int64{} // entity -> bytes, items
+	for _, a := range auto {
+		s.plan.SetShardCount(a.Entity, a.Index, 1) // provisional, for sizing
+		sizes[a.Entity] = new([2]int64)
+	}
+	for _, src := range s.plan.Sources {
+		needed := false
+		for _, a := range auto {
+			needed = needed || src.HasEntity(a.Entity)
+		}
+		if !needed {
+			continue
+		}
+		for row, err := range s.snap.Rows(ctx, src.Query) {
+			if err != nil {
+				return err
+			}
+			items, _ := src.Apply(row) // row errors are reported by the real pass
+			for _, it := range items {
+				if sz := sizes[it.Entity]; sz != nil {
+					sz[0] += int64(load.ItemSize(it.Attrs))
+					sz[1]++
+				}
+			}
+		}
+	}
+	for _, a := range auto {
+		sz := sizes[a.Entity]
+		avg := 0.0
+		if sz[1] > 0 {
+			avg = float64(sz[0]) / float64(sz[1])
+		}
+		in := transform.ShardCount(avg, a.ReadRate)
+		s.plan.SetShardCount(a.Entity, a.Index, in.Count)
+		s.shards = append(s.shards, shardResult{Entity: a.Entity, Index: a.Index, Inputs: in})
+	}
+	return nil
+}
+
+func (r shardResult) String() string {
+	return fmt.Sprintf("shards for %s %s: %s (count: auto)", r.Entity, r.Index, r.Inputs)
+}
