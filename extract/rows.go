@@ -207,7 +207,9 @@ func embedExpr(i int, e Embed) string {
 func jsonExpr(a string, c mapping.Column) string {
 	id := a + "." + pgx.Identifier{c.Name}.Sanitize()
 	switch c.Type.Kind {
-	case pgkind.Int, pgkind.Numeric, pgkind.Bool, pgkind.JSON:
+	case pgkind.Numeric:
+		return id + "::numeric"
+	case pgkind.Int, pgkind.Bool, pgkind.JSON:
 		return id
 	case pgkind.Float:
 		// float8 text output is shortest-exact; NaN/Infinity stay strings.
@@ -218,7 +220,9 @@ func jsonExpr(a string, c mapping.Column) string {
 		return "encode(" + id + ", 'base64')"
 	case pgkind.Array:
 		switch c.Type.Elem {
-		case pgkind.Int, pgkind.Numeric, pgkind.Bool, pgkind.JSON:
+		case pgkind.Numeric:
+			return "to_json(" + id + "::numeric[])"
+		case pgkind.Int, pgkind.Bool, pgkind.JSON:
 			return "to_json(" + id + ")"
 		case pgkind.Bytea:
 			return "(SELECT json_agg(encode(b, 'base64')) FROM unnest(" + id + ") AS b)"
@@ -258,6 +262,8 @@ func selectExpr(a string, c mapping.Column) string {
 		return id + "::text"
 	case pgkind.Int:
 		return id + "::int8"
+	case pgkind.Numeric:
+		return id + "::numeric" // money reads as numeric too
 	case pgkind.Float:
 		return id + "::float8"
 	case pgkind.Array:
@@ -266,7 +272,9 @@ func selectExpr(a string, c mapping.Column) string {
 			return id + "::int8[]"
 		case pgkind.Float:
 			return id + "::float8[]"
-		case pgkind.Numeric, pgkind.Bool, pgkind.Date, pgkind.Timestamp, pgkind.Timestamptz, pgkind.Bytea:
+		case pgkind.Numeric:
+			return id + "::numeric[]"
+		case pgkind.Bool, pgkind.Date, pgkind.Timestamp, pgkind.Timestamptz, pgkind.Bytea:
 			return id
 		default:
 			return id + "::text[]"

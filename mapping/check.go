@@ -166,7 +166,7 @@ func checkAttrs(r *reporter, owner string, t *Table, attrs []*Attribute, exclude
 		tableColumn(r, t, x.Name, x.Pos, owner+" exclude")
 	}
 	for _, a := range attrs {
-		c := tableColumn(r, t, a.Column, a.Pos, fmt.Sprintf("%s attribute %q", owner, a.Name))
+		c := tableColumn(r, t, a.Column, a.ColumnPos, fmt.Sprintf("%s attribute %q", owner, a.Name))
 		if c != nil {
 			if msg := conversionProblem(a.As, c.Type); msg != "" {
 				r.errorf(a.Pos, "%s attribute %q: %s", owner, a.Name, msg)

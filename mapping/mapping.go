@@ -136,11 +136,12 @@ const (
 
 // Attribute is one item attribute taken from a source column.
 type Attribute struct {
-	Name   string
-	Column string
-	As     Conversion
-	Null   NullMode
-	Pos    Pos
+	Name      string
+	Column    string
+	As        Conversion
+	Null      NullMode
+	Pos       Pos // the attribute's name
+	ColumnPos Pos // where the column is named (the name itself when implied)
 }
 
 // EntityIndex gives an entity's items the key attributes of one index. An

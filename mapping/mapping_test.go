@@ -116,7 +116,7 @@ func TestDiagnostics(t *testing.T) {
 			`m.yaml:6:3: the key of C does not include the primary key (customer_id) or another unique key of public.customers, so two rows could produce the same item`,
 			`m.yaml:6:39: C key.pk: column "customer_idd" does not exist in table public.customers (did you mean "customer_id"?)`}},
 		{"unknown attribute column", header + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    attributes: { mail: emial }\n", true,
-			[]string{`m.yaml:9:19: C attribute "mail": column "emial" does not exist in table public.customers (did you mean "email"?)`}},
+			[]string{`m.yaml:9:25: C attribute "mail": column "emial" does not exist in table public.customers (did you mean "email"?)`}},
 		{"unsortable key column", header + "  O: { from: orders, key: { pk: \"O#{order_id}\", sk: \"D#{duration}\" } }\n", true,
 			[]string{`m.yaml:6:56: O key.sk: column "duration" has type interval, which has no sortable text form for a key`}},
 		{"width on non-integer", header + "  O: { from: orders, key: { pk: \"O#{order_id}\", sk: \"T#{total:5}\" } }\n", true,

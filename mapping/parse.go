@@ -344,12 +344,12 @@ func (p *parser) parseAttributes(n *yaml.Node, owner string) (all bool, attrs []
 				all = true
 				continue
 			}
-			attrs = append(attrs, &Attribute{Name: s, Column: s, Null: NullOmit, Pos: pos(c)})
+			attrs = append(attrs, &Attribute{Name: s, Column: s, Null: NullOmit, Pos: pos(c), ColumnPos: pos(c)})
 		}
 		return all, attrs
 	}
 	p.fields(n, "attributes of "+owner, nil, func(name string, k, v *yaml.Node) {
-		a := &Attribute{Name: name, Null: NullOmit, Pos: pos(k)}
+		a := &Attribute{Name: name, Null: NullOmit, Pos: pos(k), ColumnPos: pos(k)}
 		if name == "*" {
 			p.r.errorf(pos(k), `"*" selects all columns: write attributes: "*" or put "*" in a list`)
 			return
@@ -360,12 +360,14 @@ func (p *parser) parseAttributes(n *yaml.Node, owner string) (all bool, attrs []
 				a.Column = name // "name:" with no value keeps the column's own name
 			} else {
 				a.Column, _ = p.name(v, "column of attribute "+name)
+				a.ColumnPos = pos(v)
 			}
 		case yaml.MappingNode:
 			p.fields(v, "attribute "+name, []string{"column", "as", "null"}, func(key string, _, v *yaml.Node) {
 				switch key {
 				case "column":
 					a.Column, _ = p.name(v, "column")
+					a.ColumnPos = pos(v)
 				case "as":
 					s, ok := p.name(v, "as")
 					if ok {

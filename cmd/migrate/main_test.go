@@ -14,5 +14,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	os.Setenv("AWS_REGION", "us-east-1")
 	os.Unsetenv("AWS_PROFILE")
+	// Tests pass --pg explicitly; a developer's own default must not leak in.
+	os.Unsetenv("MIGRATE_PG_URL")
+	os.Unsetenv("DATABASE_URL")
 	testservices.Main(m)
 }

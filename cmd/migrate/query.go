@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -22,6 +23,7 @@ type queryOpts struct {
 	endpoint, region string
 	desc             bool
 	limit            int32
+	attributes       []string
 }
 
 func newQueryCmd(g *globals) *cobra.Command {
@@ -85,6 +87,15 @@ with DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#
 			if o.limit > 0 {
 				in.Limit = &o.limit
 			}
+			if len(o.attributes) > 0 {
+				var proj []string
+				for i, a := range o.attributes {
+					ph := fmt.Sprintf("#a%d", i)
+					in.ExpressionAttributeNames[ph] = a
+					proj = append(proj, ph)
+				}
+				in.ProjectionExpression = aws.String(strings.Join(proj, ", "))
+			}
 			if o.skPrefix != "" || o.skFrom != "" {
 				if skName == "" {
 					return usagef("query: the key has no sort key to filter on")
@@ -128,6 +139,7 @@ with DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#
 	f.StringVar(&o.skTo, "sk-to", "", "sort key upper bound (inclusive)")
 	f.BoolVar(&o.desc, "desc", false, "descending sort-key order")
 	f.Int32Var(&o.limit, "limit", 0, "at most this many items")
+	f.StringSliceVar(&o.attributes, "attributes", nil, "only these attributes (comma-separated)")
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL")
 	f.StringVar(&o.region, "region", "", "AWS region")
 	return cmd

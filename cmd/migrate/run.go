@@ -114,10 +114,8 @@ func runMigration(ctx context.Context, g *globals, o runOpts) error {
 		Concurrency:  o.concurrency,
 		Logger:       g.logger,
 	}
-	if o.createTable {
-		if err := load.EnsureTable(ctx, client, cfg); err != nil {
-			return err
-		}
+	if err := prepareTarget(ctx, client, cfg, o.createTable); err != nil {
+		return err
 	}
 	w, err := load.NewWriter(client, cfg)
 	if err != nil {

@@ -48,7 +48,9 @@ func Classify(typname string, category byte) Kind {
 	switch strings.ToLower(typname) {
 	case "int2", "int4", "int8", "smallint", "integer", "bigint", "oid":
 		return Int
-	case "numeric", "decimal":
+	case "numeric", "decimal", "money":
+		// money's text form depends on lc_monetary ("$1,234.50"); it is read
+		// as numeric instead, which is exact.
 		return Numeric
 	case "float4", "float8", "real", "double precision":
 		return Float

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgdynamo/migrate/internal/testservices"
+	sqlschema "github.com/pgdynamo/migrate/sql"
+)
+
+func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run without mapping", []string{"run", "--pg", "postgres://x@127.0.0.1:1/db"}, "--mapping is required"},
+		{"run without pg", []string{"run", "--mapping", bookstoreMapping}, "--pg is required"},
+		{"unknown flag", []string{"run", "--mapping", bookstoreMapping, "--bogus"}, "unknown flag: --bogus"},
+		{"unknown command", []string{"migrat"}, "unknown command"},
+		{"validate without mapping", []string{"validate"}, "--mapping is required"},
+		{"query without pk", []string{"query", "--table", "T"}, "--table and --pk are required"},
+		{"missing mapping file", []string{"validate", "--mapping", "no/such/file.yaml"}, "no such file"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+	_, stderr, _ := runCLI(t, "run", "--mapping", bookstoreMapping, "--bogus")
+	if !strings.Contains(stderr, "Usage:") {
+		t.Errorf("a flag error should print usage, got:\n%s", stderr)
+	}
+}
+
+// An unreachable source fails fast, exit 1, without printing the password.
+func TestUnreachablePostgresFailsFast(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	_, stderr, code := runCLI(t, "run", "--mapping", bookstoreMapping,
+		"--pg", "postgres://migrator:s3cr3t-pw@127.0.0.1:1/shop?sslmode=disable", "--endpoint", "http://127.0.0.1:1")
+	elapsed := time.Since(start)
+	if code != exitFailure || !strings.Contains(stderr, "connect to postgres 127.0.0.1:1/shop") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, "s3cr3t-pw") {
+		t.Errorf("the password leaked into the error: %s", stderr)
+	}
+	// Not a performance target: a hang detector for the connect timeout.
+	if elapsed > 20*time.Second {
+		t.Errorf("took %v to report an unreachable server", elapsed)
+	}
+	t.Logf("failed after %v: %s", elapsed.Round(time.Millisecond), strings.TrimSpace(stderr))
+}
+
+// An unreachable target fails before anything is read, exit 1.
+func TestUnreachableDynamoDBFailsFast(t *testing.T) {
+	t.Parallel()
+	pg := testservices.PostgresURL(t)
+	if err := sqlschema.Up(t.Context(), pg); err != nil {
+		t.Fatal(err)
+	}
+	for _, create := range []bool{false, true} {
+		args := []string{"run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", "http://127.0.0.1:1", "--table", "T"}
+		if create {
+			args = append(args, "--create-table")
+		}
+		start := time.Now()
+		_, stderr, code := runCLI(t, args...)
+		elapsed := time.Since(start)
+		if code != exitFailure || !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "connection refused") {
+			t.Errorf("create=%v: exit %d, stderr:\n%s", create, code, stderr)
+		}
+		if elapsed > 20*time.Second { // hang detector, see above
+			t.Errorf("create=%v: took %v", create, elapsed)
+		}
+		t.Logf("create=%v failed after %v", create, elapsed.Round(time.Millisecond))
+	}
+}
+
+func TestMissingTableWithoutCreate(t *testing.T) {
+	t.Parallel()
+	pg := testservices.PostgresURL(t)
+	endpoint := testservices.DynamoDBEndpoint(t)
+	if err := sqlschema.Up(t.Context(), pg); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", endpoint, "--table", testservices.TableName(t, "missing"))
+	if code != exitFailure || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "--create-table") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// validate with a misspelled column prints its position and a suggestion,
+// exits 2, and reads nothing but the catalog.
+func TestValidateMisspelledColumn(t *testing.T) {
+	t.Parallel()
+	pg := testservices.PostgresURL(t)
+	if err := sqlschema.Up(context.Background(), pg); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(bookstoreMapping)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(src), "shipCity: city,", "shipCity: ctiy,", 1)
+	bad = strings.Replace(bad, `pk: "BOOK#{book_id}", sk: "BOOK" }`, `pk: "BOOK#{bookid}", sk: "BOOK" }`, 1)
+	if bad == string(src) {
+		t.Fatal("the test's edits did not apply to the mapping")
+	}
+	path := filepath.Join(t.TempDir(), "bookstore.yaml")
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "validate", "--mapping", path, "--pg", pg)
+	if code != exitUsage {
+		t.Errorf("exit %d, want 2", code)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	want := []string{
+		path + `:53:33: Order copy from addresses attribute "shipCity": column "ctiy" does not exist in table public.addresses (did you mean "city"?)`,
+		path + `:85:3: the key of Book does not include the primary key (book_id) or another unique key of public.books, so two rows could produce the same item`,
+		path + `:87:22: Book key.pk: column "bookid" does not exist in table public.books (did you mean "book_id"?)`,
+	}
+	for _, w := range want {
+		found := false
+		for _, l := range lines {
+			found = found || l == w
+		}
+		if !found {
+			t.Errorf("missing diagnostic\n  %s\nin:\n%s", w, stderr)
+		}
+	}
+}
