@@ -69,7 +69,7 @@ type catalogFile struct {
 	} `json:"tables"`
 }
 
-func kindOf(t *testing.T, s string) pgkind.Kind {
+func kindOf(t testing.TB, s string) pgkind.Kind {
 	for k := pgkind.Other; k <= pgkind.Array; k++ {
 		if k.String() == s {
 			return k
@@ -82,7 +82,7 @@ func kindOf(t *testing.T, s string) pgkind.Kind {
 	return 0
 }
 
-func loadCatalog(t *testing.T, path string) *mapping.Catalog {
+func loadCatalog(t testing.TB, path string) *mapping.Catalog {
 	var cf catalogFile
 	readJSON(t, path, &cf)
 	cat := &mapping.Catalog{Tables: map[string]*mapping.Table{}}
@@ -107,7 +107,7 @@ func loadCatalog(t *testing.T, path string) *mapping.Catalog {
 	return cat
 }
 
-func readJSON(t *testing.T, path string, v any) {
+func readJSON(t testing.TB, path string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
