@@ -7,6 +7,15 @@
 // grow with table size. A resumed run starts after the last acknowledged key
 // with a keyset condition ((k1, k2) > ($1, $2)).
 //
+// Joins are pushed down to PostgreSQL rather than merged in memory: a
+// copied parent is a LEFT JOIN on a unique key (at most one row), and
+// embedded children are a correlated subquery that aggregates at most
+// max+1 child rows into JSON (so an overflow is detected without reading
+// every child). PostgreSQL uses the foreign-key indexes for both, the
+// stream stays one row per base row, and memory is bounded by one row and
+// its embedded children. The alternative, merge-joining key-ordered
+// streams, would need one sorted stream per relation and more round trips.
+//
 // Values are decoded without loss: integers as int64, numeric as an exact
 // Decimal string, floats as float64, dates and timestamps as time.Time in
 // UTC, bytea as []byte, json/jsonb as JSON text, arrays as []any. Types

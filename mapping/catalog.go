@@ -47,6 +47,26 @@ func (t *Table) Column(name string) *Column {
 	return nil
 }
 
+// OrderKey is the key rows are read, checkpointed and resumed in: the
+// primary key, or else the first unique key whose columns are all NOT NULL
+// (a NULL would make the keyset comparison (a, b) > ($1, $2) unknown and
+// skip rows on resume). nil when the table has neither.
+func (t *Table) OrderKey() []string {
+	if len(t.PrimaryKey) > 0 {
+		return t.PrimaryKey
+	}
+next:
+	for _, u := range t.Unique {
+		for _, name := range u {
+			if c := t.Column(name); c == nil || !c.NotNull {
+				continue next
+			}
+		}
+		return u
+	}
+	return nil
+}
+
 func (t *Table) columnNames() []string {
 	names := make([]string, len(t.Columns))
 	for i, c := range t.Columns {

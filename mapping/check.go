@@ -71,8 +71,8 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 		checkCopy(r, e, t, cp, cat, names)
 	}
 	checkAttrs(r, e.Name, t, e.Attributes, e.Exclude)
-	if len(t.Unique) == 0 {
-		r.errorf(e.FromPos, "table %s.%s has no primary key or unique constraint: rows cannot be read in a stable order or resumed", t.Schema, t.Name)
+	if t.OrderKey() == nil {
+		r.errorf(e.FromPos, "table %s.%s has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed", t.Schema, t.Name)
 	} else if e.PK != nil && (m.SortKey == "" || e.SK != nil) {
 		used := map[string]bool{}
 		for _, c := range append(e.PK.Columns(), skColumns(e)...) {
@@ -80,7 +80,7 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 		}
 		if !coversUnique(t, used) {
 			r.errorf(e.Pos, "the key of %s does not include the primary key (%s) or another unique key of %s.%s, so two rows could produce the same item",
-				e.Name, strings.Join(t.Unique[0], ", "), t.Schema, t.Name)
+				e.Name, strings.Join(t.OrderKey(), ", "), t.Schema, t.Name)
 		}
 	}
 }
@@ -190,7 +190,7 @@ func checkEmbed(r *reporter, m *Mapping, e *Entity, parent *Table, em *Embed, ca
 	for _, o := range em.Order {
 		tableColumn(r, child, o.Name, o.Pos, what+" order")
 	}
-	if len(em.Order) == 0 && len(child.Unique) == 0 {
+	if len(em.Order) == 0 && child.OrderKey() == nil {
 		r.errorf(em.Pos, "%s: table %s.%s has no primary key to order children by; declare order", what, child.Schema, child.Name)
 	}
 	checkAttrs(r, what, child, em.Attributes, em.Exclude)
@@ -301,7 +301,7 @@ func checkCollisions(r *reporter, m *Mapping) {
 			if m.SortKey != "" && !mayOverlap(a.SK, b.SK) {
 				continue
 			}
-			r.errorf(b.Pos, "entities %s (line %d) and %s can produce the same item key: make their pk or sk literals differ, e.g. distinct prefixes", a.Name, a.Pos.Line, b.Name)
+			r.errorf(b.Pos, "entities %s (%s:%d:%d) and %s can produce the same item key: make their pk or sk literals differ, e.g. distinct prefixes", a.Name, m.File, a.Pos.Line, a.Pos.Col, b.Name)
 		}
 	}
 }

@@ -32,6 +32,8 @@ func testCatalog() *mapping.Catalog {
 		col("placed_at", pgkind.Timestamptz, "timestamp with time zone", true),
 		col("duration", pgkind.Other, "interval", false))
 	cat.Tables["public.log"] = &mapping.Table{Schema: "public", Name: "log", Columns: []mapping.Column{col("msg", pgkind.Text, "text", false)}}
+	// Only a NULL-able unique key: it cannot order a keyset read.
+	cat.Tables["public.tags"] = &mapping.Table{Schema: "public", Name: "tags", Columns: []mapping.Column{col("tag", pgkind.Text, "text", false)}, Unique: [][]string{{"tag"}}}
 	return cat
 }
 
@@ -126,9 +128,11 @@ func TestDiagnostics(t *testing.T) {
 		{"key does not identify row", header + "  O: { from: orders, key: { pk: \"C#{customer_id}\", sk: ORDER } }\n", true,
 			[]string{`m.yaml:6:3: the key of O does not include the primary key (order_id) or another unique key of public.orders, so two rows could produce the same item`}},
 		{"no primary key", header + "  L: { from: log, key: { pk: \"L#{msg}\", sk: X } }\n", true,
-			[]string{`m.yaml:6:14: table public.log has no primary key or unique constraint: rows cannot be read in a stable order or resumed`}},
+			[]string{`m.yaml:6:14: table public.log has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed`}},
+		{"nullable unique key only", header + "  T: { from: tags, key: { pk: \"T#{tag}\", sk: X } }\n", true,
+			[]string{`m.yaml:6:14: table public.tags has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed`}},
 		{"colliding entities", header + "  A: { from: customers, key: { pk: \"X#{customer_id}\", sk: \"S\" } }\n  B: { from: orders, key: { pk: \"X#{order_id}\", sk: \"S\" } }\n", true,
-			[]string{`m.yaml:7:3: entities A (line 6) and B can produce the same item key: make their pk or sk literals differ, e.g. distinct prefixes`}},
+			[]string{`m.yaml:7:3: entities A (m.yaml:6:3) and B can produce the same item key: make their pk or sk literals differ, e.g. distinct prefixes`}},
 		{"set of json", header + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    attributes: { m: { column: meta, as: set } }\n", true,
 			[]string{`m.yaml:9:19: C attribute "m": as: set does not apply to a column of type jsonb`}},
 	}

@@ -114,14 +114,15 @@ func Compile(m *mapping.Mapping, cat *mapping.Catalog) (*Plan, error) {
 		name := t.Schema + "." + t.Name
 		src := byTable[name]
 		if src == nil {
-			if len(t.Unique) == 0 {
-				return nil, fmt.Errorf("transform: table %s has no primary or unique key to read it in order", name)
+			order := t.OrderKey()
+			if order == nil {
+				return nil, fmt.Errorf("transform: table %s has no primary or NOT NULL unique key to read it in order", name)
 			}
-			src = &Source{Name: name, Query: extract.Query{Schema: t.Schema, Table: t.Name, OrderBy: t.Unique[0]}}
+			src = &Source{Name: name, Query: extract.Query{Schema: t.Schema, Table: t.Name, OrderBy: order}}
 			byTable[name] = src
 			p.Sources = append(p.Sources, src)
-			src.keyIdx = make([]int, len(t.Unique[0]))
-			for i, k := range t.Unique[0] {
+			src.keyIdx = make([]int, len(order))
+			for i, k := range order {
 				src.slot(t, -1, k, &src.keyIdx[i])
 			}
 		}
@@ -280,8 +281,8 @@ func (s *Source) compileEmbed(em *mapping.Embed, cat *mapping.Catalog) (*embedPl
 	for _, o := range em.Order {
 		e.OrderBy = append(e.OrderBy, o.Name)
 	}
-	if len(e.OrderBy) == 0 && len(child.Unique) > 0 {
-		e.OrderBy = child.Unique[0]
+	if len(e.OrderBy) == 0 {
+		e.OrderBy = child.OrderKey()
 	}
 	s.Query.Embeds = append(s.Query.Embeds, e)
 	idx := len(s.Query.Embeds) - 1
