@@ -49,8 +49,14 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 
 		out, err := w.client.BatchWriteItem(ctx, w.input(ps))
 		r.tally.update(func(s *Stats) { s.Calls++ })
+		if err == nil && out == nil {
+			return fmt.Errorf("load: write to table %q: BatchWriteItem returned neither output nor error", cfg.Table)
+		}
+		var answered interface{ HTTPStatusCode() int }
+		if err == nil || errors.As(err, &answered) && answered.HTTPStatusCode() > 0 {
+			w.reached.Store(true) // DynamoDB answered: a later dial error is transient
+		}
 		if err == nil {
-			w.reached.Store(true)
 			r.sdkAttempts(ps, out)
 			done, rest := w.split(ps, out.UnprocessedItems)
 			r.ack(done)
@@ -64,7 +70,7 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 			lastErr = fmt.Errorf("%d of %d items returned as UnprocessedItems", len(rest), len(ps))
 			ps = rest
 		} else {
-			switch class := classify(ctx, err); class {
+			switch classify(ctx, err) {
 			case classCanceled:
 				if ctx.Err() != nil {
 					return nil
@@ -105,7 +111,8 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 }
 
 // rejected handles a ValidationException. A single item is a row error; a
-// larger batch is re-sent one item per call to find the culprits.
+// larger batch is re-sent one item per call to find the culprits (each such
+// call with its own MaxBatchElapsed); the others are written and acked.
 func (r *run) rejected(ctx context.Context, ps []*pending, err error) error {
 	if len(ps) == 1 {
 		p := ps[0]

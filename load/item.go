@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -18,7 +19,7 @@ const (
 	MaxBatchBytes        = 16_000_000 // request body bytes per call (16 MB, counted conservatively)
 )
 
-// Sentinel errors. Row errors ([*ItemError]) wrap one of the first five, or
+// Sentinel errors. Row errors ([*ItemError]) wrap one of the first six, or
 // the API error DynamoDB returned for the item.
 var (
 	ErrItemTooLarge = errors.New("load: item too large")
@@ -26,6 +27,7 @@ var (
 	ErrEmptyKey     = errors.New("load: empty key value")
 	ErrInvalidKey   = errors.New("load: missing or invalid key attribute")
 	ErrDuplicateKey = errors.New("load: duplicate key")
+	ErrInvalidItem  = errors.New("load: invalid item")
 
 	// ErrBatchTimeout is wrapped by the error Write returns when a batch could
 	// not be written within Config.MaxBatchElapsed.
@@ -219,4 +221,39 @@ func typeName(av types.AttributeValue) string {
 		return "BS"
 	}
 	return fmt.Sprintf("%T", av)
+}
+
+// nilAttr returns the path of the first attribute value that is nil, at any
+// depth, or "". The SDK cannot serialize such an item.
+func nilAttr(attrs map[string]types.AttributeValue) string {
+	for name, av := range attrs {
+		if p := nilIn(name, av); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+func nilIn(path string, av types.AttributeValue) string {
+	if av == nil {
+		return path
+	}
+	if rv := reflect.ValueOf(av); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return path
+	}
+	switch v := av.(type) {
+	case *types.AttributeValueMemberM:
+		for name, e := range v.Value {
+			if p := nilIn(path+"."+name, e); p != "" {
+				return p
+			}
+		}
+	case *types.AttributeValueMemberL:
+		for i, e := range v.Value {
+			if p := nilIn(fmt.Sprintf("%s[%d]", path, i), e); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }

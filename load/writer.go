@@ -89,9 +89,11 @@ type run struct {
 
 // Write consumes items until the channel is closed or ctx is done, and
 // returns when every accepted item is acknowledged or an error stops it. On
-// error, items not acknowledged by then are never acknowledged. The returned
-// error wraps the first fatal error, the context's error if ctx ended first,
-// and every row error ([*ItemError]) collected (the first 1000 of them).
+// error, items not acknowledged by then are never acknowledged, and Write
+// stops reading the channel: the producer must also watch its context. The
+// returned error wraps the first fatal error (or, if ctx ended first, its
+// cause) and every row error ([*ItemError]) collected, the first 1000 of
+// them; with the default MaxItemErrors it is the first row error itself.
 func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 	if !w.running.CompareAndSwap(false, true) {
 		return Stats{}, errors.New("load: Write called while another Write on the same Writer is running")
@@ -122,8 +124,12 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	slots := make(chan struct{}, cfg.Concurrency)
 	linger := time.NewTimer(cfg.Linger)
 	defer linger.Stop()
+	stale := time.NewTicker(staleFactor * cfg.Linger)
+	defer stale.Stop()
 	closed := items == nil
-	idle := false
+	idle := false // no input for Linger: send what is buffered
+	flush := 0    // batches to send now, whatever the window holds
+	lastSend := time.Now()
 	maxBytes := MaxBatchBytes - envelopeBytes(cfg.Table)
 
 	for !closed || win.n > 0 {
@@ -133,7 +139,7 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 			recv = items
 		}
 		var slot chan<- struct{}
-		if win.n > 0 && (full || closed || idle) {
+		if win.n > 0 && (full || closed || idle || flush > 0) {
 			slot = slots
 		}
 		select {
@@ -149,15 +155,28 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 			r.accept(&win, it)
 		case slot <- struct{}{}:
 			batch := win.next(MaxBatchItems, maxBytes)
+			flush = max(0, flush-1)
+			lastSend = time.Now()
 			r.wg.Go(func() {
 				defer func() { <-slots }()
 				r.writeBatch(ctx, batch)
 			})
 		case <-linger.C:
 			idle = true
+		case <-stale.C:
+			// A slow but steady producer never idles and may take long to
+			// fill the window: send the window's content now and then, so
+			// that no item waits much longer than staleFactor × Linger.
+			if win.n > 0 && time.Since(lastSend) >= staleFactor*cfg.Linger {
+				flush = (win.n + MaxBatchItems - 1) / MaxBatchItems
+			}
 		}
 	}
 }
+
+// staleFactor × Linger is how long items may wait in a window that neither
+// fills nor idles.
+const staleFactor = 10
 
 // envelopeBytes bounds the request body outside the items:
 // {"RequestItems":{"<table>":[...]}}.
@@ -170,6 +189,10 @@ func (r *run) accept(win *window, it Item) {
 	cfg := r.w.cfg
 	if len(it.Attrs) == 0 {
 		r.itemError(&ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey})
+		return
+	}
+	if name := nilAttr(it.Attrs); name != "" {
+		r.itemError(&ItemError{Origin: it.Origin, Key: r.w.displayKey(it), Reason: fmt.Sprintf("attribute %q has no value (nil)", name), Err: ErrInvalidItem})
 		return
 	}
 	if reason, err := r.w.checkKeys(it); err != nil {

@@ -449,6 +449,13 @@ func TestWriteRowErrors(t *testing.T) {
 		{"empty GSI key", mod(func(a map[string]types.AttributeValue) { a["GSI1PK"] = s("") }), ErrEmptyKey, "index GSI1 partition key"},
 		{"long GSI sort key", mod(func(a map[string]types.AttributeValue) { a["GSI1SK"] = s(strings.Repeat("g", 1025)) }), ErrKeyTooLong, "index GSI1 sort key"},
 		{"no attributes", Item{Origin: Origin{Table: "things"}}, ErrInvalidKey, "no attributes"},
+		{"nil attribute", mod(func(a map[string]types.AttributeValue) { a["x"] = nil }), ErrInvalidItem, `"x" has no value`},
+		{"typed nil attribute", mod(func(a map[string]types.AttributeValue) { a["x"] = (*types.AttributeValueMemberS)(nil) }), ErrInvalidItem, `"x" has no value`},
+		{"nil nested attribute", mod(func(a map[string]types.AttributeValue) {
+			a["m"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberBOOL{}, nil}},
+			}}
+		}), ErrInvalidItem, `"m.l[1]" has no value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -589,6 +596,32 @@ func TestWriteFlushesWhenProducerWaitsForAcks(t *testing.T) {
 	close(done)
 	if err != nil || stats.Total.Written != 100 {
 		t.Fatalf("err = %v, written %d", err, stats.Total.Written)
+	}
+}
+
+// A producer that trickles items, never idle for Linger, still sees its
+// items written long before the window fills (here: before it is done).
+func TestWriteFlushesStaleWindow(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withConfig(func(c *Config) { c.Linger = 50 * time.Millisecond }))
+	var firstAck atomic.Int64
+	items := numbered(150, 1)
+	ch := make(chan Item)
+	var producerDone time.Time
+	go func() {
+		defer close(ch)
+		for _, it := range items {
+			it.Ack = func() { firstAck.CompareAndSwap(0, time.Now().UnixNano()) }
+			ch <- it
+			time.Sleep(10 * time.Millisecond)
+		}
+		producerDone = time.Now()
+	}()
+	if _, err := b.writer.Write(context.Background(), ch); err != nil {
+		t.Fatal(err)
+	}
+	if first := time.Unix(0, firstAck.Load()); !first.Before(producerDone) {
+		t.Errorf("first item acknowledged at %v, after the producer sent its last item at %v", first, producerDone)
 	}
 }
 

@@ -237,7 +237,9 @@ func TestUnprocessedSplitsAndMerges(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		for _, f := range forwarded {
-			var r struct{ PutRequest struct{ Item map[string]map[string]any } }
+			var r struct {
+				PutRequest struct{ Item map[string]map[string]any }
+			}
 			if err := json.Unmarshal([]byte(f), &r); err != nil {
 				t.Fatal(err)
 			}
