@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -14,6 +15,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
 )
 
 // ClientConfig configures NewClient. Zero values mean the documented
@@ -41,6 +43,8 @@ type ClientConfig struct {
 	ResponseHeaderTimeout time.Duration
 	// Credentials, when set, replace the default credential chain.
 	Credentials aws.CredentialsProvider
+	// Logger receives the SDK's own log lines at debug level. Default: discard.
+	Logger *slog.Logger
 }
 
 // WithDefaults returns cc with unset fields defaulted.
@@ -87,7 +91,18 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 			t.ResponseHeaderTimeout = cc.ResponseHeaderTimeout
 			t.TLSHandshakeTimeout = cc.DialTimeout + 2*time.Second
 		})
+	// The SDK logs to stderr by default; its warnings (a response without
+	// a checksum header from a local engine, the IMDS fallback) are noise
+	// for a user, so they go to the caller's logger at debug level.
+	logger := cc.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	sdkLog := logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
+		logger.Debug("aws sdk: "+fmt.Sprintf(format, v...), "class", string(c))
+	})
 	opts := []func(*config.LoadOptions) error{
+		config.WithLogger(sdkLog),
 		config.WithHTTPClient(httpClient),
 		config.WithRetryer(func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {

@@ -46,7 +46,7 @@ with DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#
 				return usagef("query: --sk-from and --sk-to go together")
 			}
 			ctx := cmd.Context()
-			client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: 1})
+			client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: 1, Logger: g.logger})
 			if err != nil {
 				return err
 			}
