@@ -15,6 +15,7 @@ PKGS ?= ./...
 # -v so that the log shows every integration test and the containers it used;
 # `make test TESTFLAGS=` for the short form.
 TESTFLAGS ?= -v
+BENCH ?= .
 SERVICES := bash scripts/services.sh
 # The servers `make up` starts, for test-integration and manual use.
 UP_PG_URL := postgres://postgres:postgres@127.0.0.1:55432/postgres?sslmode=disable
@@ -55,9 +56,9 @@ lint: ## go vet, and fail if gofmt would change a file
 fmt: ## Format all Go files
 	gofmt -w .
 
-bench: ## Run the benchmarks (-benchmem), services as for `make test`
+bench: ## Run the benchmarks (-benchmem; BENCH=regexp, MIGRATE_BENCH_SCALE=N), services as for `make test`
 	$(SERVICES) engine images
-	eval "$$($(SERVICES) env)" && $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	eval "$$($(SERVICES) env)" && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
 
 clean: ## Remove bin/ and coverage files
 	rm -rf bin/ coverage.out coverage.html *.coverprofile

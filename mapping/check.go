@@ -62,7 +62,7 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 			}
 		}
 	}
-	names := attributeNames(m, e, t)
+	names := attributeNames(r, m, e, t)
 	for _, em := range e.Embeds {
 		checkEmbed(r, m, e, t, em, cat)
 		names.add(r, em.Attribute, em.Pos, "embed")
@@ -92,7 +92,7 @@ type attrNames struct {
 	seen   map[string]string
 }
 
-func attributeNames(m *Mapping, e *Entity, t *Table) *attrNames {
+func attributeNames(r *reporter, m *Mapping, e *Entity, t *Table) *attrNames {
 	n := &attrNames{entity: e.Name, seen: map[string]string{}}
 	for _, a := range e.Attributes {
 		n.seen[a.Name] = "an attribute"
@@ -102,11 +102,18 @@ func attributeNames(m *Mapping, e *Entity, t *Table) *attrNames {
 		for _, x := range e.Exclude {
 			excluded[x.Name] = true
 		}
+		reserved := m.reservedAttributes()
 		for _, c := range t.Columns {
-			if !excluded[c.Name] {
-				if _, ok := n.seen[c.Name]; !ok {
-					n.seen[c.Name] = "a column selected by \"*\""
-				}
+			if excluded[c.Name] {
+				continue
+			}
+			if what, ok := reserved[c.Name]; ok {
+				// "*" would silently overwrite what the tool writes itself.
+				r.errorf(e.Pos, "column %q of %s.%s, selected by attributes: \"*\", would overwrite %s: exclude it and select it under another name", c.Name, t.Schema, t.Name, what)
+				continue
+			}
+			if _, ok := n.seen[c.Name]; !ok {
+				n.seen[c.Name] = "a column selected by \"*\""
 			}
 		}
 	}

@@ -131,6 +131,8 @@ func TestDiagnostics(t *testing.T) {
 			[]string{`m.yaml:6:14: table public.log has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed`}},
 		{"nullable unique key only", header + "  T: { from: tags, key: { pk: \"T#{tag}\", sk: X } }\n", true,
 			[]string{`m.yaml:6:14: table public.tags has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed`}},
+		{"star selects a reserved name", strings.Replace(header, "table: Shop", "table: Shop\nentityAttribute: name", 1) + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    attributes: \"*\"\n", true,
+			[]string{`m.yaml:7:3: column "name" of public.customers, selected by attributes: "*", would overwrite the entity attribute: exclude it and select it under another name`}},
 		{"colliding entities", header + "  A: { from: customers, key: { pk: \"X#{customer_id}\", sk: \"S\" } }\n  B: { from: orders, key: { pk: \"X#{order_id}\", sk: \"S\" } }\n", true,
 			[]string{`m.yaml:7:3: entities A (m.yaml:6:3) and B can produce the same item key: make their pk or sk literals differ, e.g. distinct prefixes`}},
 		{"set of json", header + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    attributes: { m: { column: meta, as: set } }\n", true,

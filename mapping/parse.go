@@ -166,6 +166,22 @@ func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
 	})
 }
 
+// reservedAttributes are the attributes the tool writes itself: the table
+// and index keys and the entity attribute, with what each one is.
+func (m *Mapping) reservedAttributes() map[string]string {
+	reserved := map[string]string{m.PartitionKey: "the table's partition key", m.EntityAttribute: "the entity attribute"}
+	if m.SortKey != "" {
+		reserved[m.SortKey] = "the table's sort key"
+	}
+	for _, ix := range m.Indexes {
+		reserved[ix.PartitionKey] = "the partition key of index " + ix.Name
+		if ix.SortKey != "" {
+			reserved[ix.SortKey] = "the sort key of index " + ix.Name
+		}
+	}
+	return reserved
+}
+
 func (m *Mapping) index(name string) *Index {
 	for _, ix := range m.Indexes {
 		if ix.Name == name {
@@ -412,16 +428,7 @@ func convNames() []string {
 // checkAttributeNames rejects attribute names that would overwrite the key,
 // index or entity attributes the tool writes itself.
 func (p *parser) checkAttributeNames(m *Mapping) {
-	reserved := map[string]string{m.PartitionKey: "the table's partition key", m.EntityAttribute: "the entity attribute"}
-	if m.SortKey != "" {
-		reserved[m.SortKey] = "the table's sort key"
-	}
-	for _, ix := range m.Indexes {
-		reserved[ix.PartitionKey] = "the partition key of index " + ix.Name
-		if ix.SortKey != "" {
-			reserved[ix.SortKey] = "the sort key of index " + ix.Name
-		}
-	}
+	reserved := m.reservedAttributes()
 	for _, e := range m.Entities {
 		seen := map[string]bool{}
 		for _, a := range e.Attributes {
