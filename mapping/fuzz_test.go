@@ -1,0 +1,40 @@
+package mapping_test
+
+import (
+	"testing"
+
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+// FuzzParse feeds arbitrary bytes to the mapping parser and, when they
+// parse, to Check: neither may panic, and every diagnostic has a position
+// and a message, sorted.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(header + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n"))
+	f.Add([]byte("table: [\n"))
+	f.Add([]byte("entities: {A: {embed: {x: {max: 0}}, copy: [{}], index: {G: {shard: {count: auto}}}}}"))
+	cat := testCatalog()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := mapping.Parse("f.yaml", data)
+		var ds mapping.Diagnostics
+		if err != nil {
+			var ok bool
+			if ds, ok = err.(mapping.Diagnostics); !ok {
+				t.Fatalf("error is %T, not Diagnostics: %v", err, err)
+			}
+			if len(ds) == 0 {
+				t.Fatal("empty Diagnostics returned as an error")
+			}
+		} else {
+			ds = mapping.Check(m, cat)
+		}
+		for i, d := range ds {
+			if d.Line < 1 || d.Col < 1 || d.Msg == "" || d.File != "f.yaml" {
+				t.Fatalf("bad diagnostic %+v", d)
+			}
+			if i > 0 && (ds[i-1].Line > d.Line || ds[i-1].Line == d.Line && ds[i-1].Col > d.Col) {
+				t.Fatalf("diagnostics not sorted: %v", ds)
+			}
+		}
+	})
+}
