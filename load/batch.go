@@ -121,7 +121,7 @@ func (r *run) rejected(ctx context.Context, ps []*pending, err error) error {
 		if errors.As(err, &api) {
 			reason = fmt.Sprintf("DynamoDB rejected the item: %s: %s", api.ErrorCode(), api.ErrorMessage())
 		}
-		r.itemError(&ItemError{Origin: p.item.Origin, Key: r.w.displayKey(p.item), Reason: reason, Err: err})
+		r.itemError(p.item, &ItemError{Origin: p.item.Origin, Key: r.w.displayKey(p.item), Reason: reason, Err: err})
 		return nil
 	}
 	r.w.cfg.Logger.Debug("load: batch rejected, re-sending its items one by one", "items", len(ps), "err", err)

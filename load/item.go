@@ -79,6 +79,12 @@ type Item struct {
 	// under OnDuplicate "skip". It is called from the writer's goroutines,
 	// concurrently with other Acks, and must be quick.
 	Ack func()
+	// Fail, if not nil, is called exactly once, as soon as the writer
+	// refuses the item (a key, size or duplicate check, or DynamoDB's
+	// validation), with the same error Write reports. Every accepted item
+	// thus settles exactly once, by Ack or by Fail, unless Write itself
+	// fails first. Same calling rules as Ack.
+	Fail func(*ItemError)
 }
 
 // ItemError is a row error: an item that was not written, and why.

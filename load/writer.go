@@ -188,20 +188,20 @@ func envelopeBytes(table string) int {
 func (r *run) accept(win *window, it Item) {
 	cfg := r.w.cfg
 	if len(it.Attrs) == 0 {
-		r.itemError(&ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey})
+		r.itemError(it, &ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey})
 		return
 	}
 	if name := nilAttr(it.Attrs); name != "" {
-		r.itemError(&ItemError{Origin: it.Origin, Key: r.w.displayKey(it), Reason: fmt.Sprintf("attribute %q has no value (nil)", name), Err: ErrInvalidItem})
+		r.itemError(it, &ItemError{Origin: it.Origin, Key: r.w.displayKey(it), Reason: fmt.Sprintf("attribute %q has no value (nil)", name), Err: ErrInvalidItem})
 		return
 	}
 	if reason, err := r.w.checkKeys(it); err != nil {
-		r.itemError(&ItemError{Origin: it.Origin, Key: r.w.displayKey(it), Reason: reason, Err: err})
+		r.itemError(it, &ItemError{Origin: it.Origin, Key: r.w.displayKey(it), Reason: reason, Err: err})
 		return
 	}
 	size := ItemSize(it.Attrs)
 	if size > MaxItemSize {
-		r.itemError(&ItemError{
+		r.itemError(it, &ItemError{
 			Origin: it.Origin, Key: r.w.displayKey(it), Err: ErrItemTooLarge,
 			Reason: fmt.Sprintf("item is %d bytes, over DynamoDB's 400 KB (%d-byte) item limit", size, MaxItemSize),
 		})
@@ -218,13 +218,13 @@ func (r *run) accept(win *window, it Item) {
 			}
 			return
 		}
-		r.itemError(&ItemError{
+		r.itemError(it, &ItemError{
 			Origin: it.Origin, Key: r.w.displayKey(it), Err: ErrDuplicateKey,
 			Reason: fmt.Sprintf("duplicate key: %s has the same key; two items of one run must not share a primary key (check the mapping's key templates)", first),
 		})
 		return
 	case dupUnconfirmed:
-		r.itemError(&ItemError{
+		r.itemError(it, &ItemError{
 			Origin: it.Origin, Key: r.w.displayKey(it), Err: ErrDuplicateKey,
 			Reason: fmt.Sprintf("duplicate key: an earlier item of this run had the same key, but it is no longer among the %d recent keys kept to name it", cfg.RecentKeys),
 		})
@@ -273,9 +273,12 @@ func (w *Writer) displayKey(it Item) string {
 	return displayKey(it.Attrs, w.cfg.PartitionKey, w.cfg.SortKey)
 }
 
-// itemError records a row error and stops the run once there are more than
-// MaxItemErrors of them.
-func (r *run) itemError(e *ItemError) {
+// itemError records a row error of item it, tells the item's owner, and
+// stops the run once there are more than MaxItemErrors of them.
+func (r *run) itemError(it Item, e *ItemError) {
+	if it.Fail != nil {
+		it.Fail(e)
+	}
 	r.w.cfg.Logger.Warn("load: item not written", "origin", e.Origin.String(), "key", e.Key, "reason", e.Reason)
 	r.tally.update(func(s *Stats) { s.ItemErrors++ })
 	r.mu.Lock()
