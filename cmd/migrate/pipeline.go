@@ -27,12 +27,21 @@ type source struct {
 type shardResult struct {
 	Entity, Index string
 	Inputs        transform.ShardInputs
+	Preset        bool // taken from a state file, not computed: only Inputs.Count is set
 }
 
 // openSource parses the mapping (usage error on problems), opens the
 // snapshot, checks the mapping against the catalog, compiles it and
 // computes automatic shard counts. Close it with close.
 func openSource(ctx context.Context, mappingPath, pgURL string) (*source, error) {
+	return openSourceWith(ctx, mappingPath, pgURL, nil)
+}
+
+// openSourceWith is openSource with "count: auto" shard counts known in
+// advance (by entity, then index), e.g. from a resumed run's state file:
+// those are set as given instead of being computed, so that a resumed run
+// puts items in the same shards as the run it continues.
+func openSourceWith(ctx context.Context, mappingPath, pgURL string, shards map[[2]string]int) (*source, error) {
 	m, err := loadMapping(mappingPath)
 	if err != nil {
 		return nil, err
@@ -51,7 +60,7 @@ func openSource(ctx context.Context, mappingPath, pgURL string) (*source, error)
 		src.close(ctx)
 		return nil, err
 	}
-	if err := src.computeShards(ctx); err != nil {
+	if err := src.computeShards(ctx, shards); err != nil {
 		src.close(ctx)
 		return nil, err
 	}
@@ -78,7 +87,13 @@ type rowVisitor func(src *transform.Source, row extract.Row, items []transform.I
 // after the given positions (by source name; nil = from the start), and
 // transforms each row.
 func (s *source) walk(ctx context.Context, after map[string][]any, visit rowVisitor) error {
-	for _, src := range s.plan.Sources {
+	return s.walkSources(ctx, s.plan.Sources, after, visit)
+}
+
+// walkSources is walk over some of the plan's sources only (a resumed run
+// skips the ones already done).
+func (s *source) walkSources(ctx context.Context, sources []*transform.Source, after map[string][]any, visit rowVisitor) error {
+	for _, src := range sources {
 		q := src.Query
 		q.After = after[src.Name]
 		for row, err := range s.snap.Rows(ctx, q) {
@@ -94,12 +109,44 @@ func (s *source) walk(ctx context.Context, after map[string][]any, visit rowVisi
 	return nil
 }
 
+// estimates returns the planner's row estimate (pg_class.reltuples) of each
+// source table, read inside the snapshot; tables never analyzed are left
+// out. Call it before walking: the snapshot's connection serves one query
+// at a time.
+func (s *source) estimates(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, src := range s.plan.Sources {
+		var n float64
+		err := s.conn.QueryRow(ctx, `SELECT c.reltuples::float8 FROM pg_catalog.pg_class c
+			JOIN pg_catalog.pg_namespace ns ON ns.oid = c.relnamespace
+			WHERE ns.nspname = $1 AND c.relname = $2`, src.Query.Schema, src.Query.Table).Scan(&n)
+		if err != nil {
+			return nil, fmt.Errorf("row estimate of %s: %w", src.Name, err)
+		}
+		if n >= 0 { // -1: never vacuumed or analyzed
+			out[src.Name] = int64(n)
+		}
+	}
+	return out, nil
+}
+
 // computeShards resolves "count: auto" shard counts: it transforms the
 // rows of the entities concerned once (inside the same snapshot, writing
 // nothing) to measure their real average item size, then applies the
 // formula of rule 7.
-func (s *source) computeShards(ctx context.Context) error {
-	auto := s.plan.AutoShards()
+//
+// Counts given in preset are set as they are, without reading anything;
+// they are reported with Preset set.
+func (s *source) computeShards(ctx context.Context, preset map[[2]string]int) error {
+	var auto []transform.ShardSetting
+	for _, a := range s.plan.AutoShards() {
+		if n, ok := preset[[2]string{a.Entity, a.Index}]; ok && n > 0 {
+			s.plan.SetShardCount(a.Entity, a.Index, n)
+			s.shards = append(s.shards, shardResult{Entity: a.Entity, Index: a.Index, Inputs: transform.ShardInputs{Count: n}, Preset: true})
+			continue
+		}
+		auto = append(auto, a)
+	}
 	if len(auto) == 0 {
 		return nil
 	}
@@ -143,5 +190,8 @@ func (s *source) computeShards(ctx context.Context) error {
 }
 
 func (r shardResult) String() string {
+	if r.Preset {
+		return fmt.Sprintf("shards for %s %s: %d (count: auto, as computed by the run being resumed)", r.Entity, r.Index, r.Inputs.Count)
+	}
 	return fmt.Sprintf("shards for %s %s: %s (count: auto)", r.Entity, r.Index, r.Inputs)
 }
