@@ -229,8 +229,10 @@ func TestBadRowsFail(t *testing.T) {
 			}
 			if name == "nested too deep" {
 				// Only DynamoDB refuses this item, for its whole batch, which
-				// may hold the good rows too: nothing after the bad row may
-				// be recorded, and the good ones may or may not be.
+				// may hold the good rows too: the checkpoint of widgets may
+				// be anywhere before the bad row. The later tables may be
+				// read and written entirely before the refusal arrives, and
+				// are then rightly recorded as done.
 				wantAfter = nil
 			}
 			for _, s := range st.Sources {
@@ -239,6 +241,9 @@ func TestBadRowsFail(t *testing.T) {
 					got, _ = s.After[0].(int64)
 				}
 				if wantAfter == nil {
+					if s.Name != "public.widgets" {
+						continue
+					}
 					if got >= 9 || st.Complete || s.Done {
 						t.Errorf("checkpoint of %s: after %v (done %v, complete %v), want before row 9", s.Name, s.After, s.Done, st.Complete)
 					}

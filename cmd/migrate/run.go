@@ -183,14 +183,16 @@ var checkpointEvery = time.Second
 
 // runner is one migration run.
 type runner struct {
-	g       *globals
-	o       runOpts
-	log     *slog.Logger
-	src     *source
-	check   *itemCheck
-	wm      *watermark
-	reject  bool
-	sources map[string]*transform.Source
+	g      *globals
+	o      runOpts
+	log    *slog.Logger
+	src    *source
+	wm     *watermark
+	reject bool
+	// stopReading ends the read side of the pipeline (fail mode: on the
+	// first refused item).
+	stopReading func(error)
+	sources     map[string]*transform.Source
 	// stats by entity, and the entities of each source table.
 	stats    map[string]*entityStats
 	bySource map[string][]*entityStats
@@ -257,19 +259,15 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		OnDuplicate:     o.onDuplicate,
 		Logger:          g.logger,
 	}
-	if o.onError == onErrorReject {
-		cfg.MaxItemErrors = -1
-	}
+	// The writer never stops on a refused item by itself: each one is
+	// reported by Item.Fail, and run decides (reject it, or stop reading
+	// while the items already read are written).
+	cfg.MaxItemErrors = -1
 	if err := prepareTarget(ctx, client, cfg, o.createTable); err != nil {
 		return err
 	}
-	check, err := newItemCheck(cfg)
-	if err != nil {
-		return err
-	}
-
 	r := &runner{
-		g: g, o: o, log: g.logger, src: src, check: check, reject: o.onError == onErrorReject,
+		g: g, o: o, log: g.logger, src: src, reject: o.onError == onErrorReject,
 		sources: map[string]*transform.Source{}, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{},
 	}
 	var order []*entityStats
@@ -406,6 +404,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 func (r *runner) pipeline(ctx context.Context, w *load.Writer, toRead []*transform.Source, after map[string][]any, save func(bool) (mark, error)) (load.Stats, error) {
 	readCtx, cancelRead := context.WithCancelCause(ctx)
 	defer cancelRead(nil)
+	r.stopReading = cancelRead
 	writeCtx, cancelWrite := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWrite()
 	finished := make(chan struct{})
@@ -447,12 +446,14 @@ func (r *runner) pipeline(ctx context.Context, w *load.Writer, toRead []*transfo
 	})
 	ls, writeErr := w.Write(writeCtx, items)
 	var writeFatal error
-	var lateRejects []*load.ItemError
 	if writeErr != nil {
-		lateRejects, writeFatal = splitItemErrors(writeErr)
-		if !r.reject && len(lateRejects) > 0 {
-			writeFatal = errors.Join(append([]error{writeFatal}, errorsOf(lateRejects)...)...)
-			lateRejects = nil
+		itemErrs, rest := splitItemErrors(writeErr)
+		writeFatal = writeErr
+		if r.reject {
+			// Each refused item was already turned into a reject line by
+			// its Fail callback; only what is not about one item is fatal.
+			_ = itemErrs
+			writeFatal = rest
 		}
 		if writeFatal != nil {
 			cancelRead(writeFatal)
@@ -461,12 +462,7 @@ func (r *runner) pipeline(ctx context.Context, w *load.Writer, toRead []*transfo
 	producer.Wait()
 	close(stopSaving)
 	saver.Wait()
-
-	failure := r.outcome(ctx, produceErr, writeFatal, saveErr)
-	if failure == nil && len(lateRejects) > 0 {
-		failure = r.rejectLate(lateRejects)
-	}
-	return ls, failure
+	return ls, r.outcome(ctx, produceErr, writeFatal, saveErr)
 }
 
 // resumeFrom restores the watermark from a state file and returns the
@@ -535,30 +531,7 @@ func (r *runner) outcome(ctx context.Context, produceErr, writeFatal, saveErr er
 	return produceErr
 }
 
-// rejectLate records the items the writer refused when Write returned
-// (what only DynamoDB could tell), in reject mode.
-func (r *runner) rejectLate(errs []*load.ItemError) error {
-	for _, ie := range errs {
-		rm, row := r.wm.pendingRow(ie.Origin.Table, ie.Origin.SourceKey)
-		if rm == nil {
-			return fmt.Errorf("cannot match the refused item to a source row, so it cannot be recorded: %w", ie)
-		}
-		r.wm.reject(rm, ie.Origin.Entity, itemReject(r.sources[ie.Origin.Table], row, ie))
-		if es := r.stats[ie.Origin.Entity]; es != nil {
-			es.rejects.Add(1)
-		}
-	}
-	return nil
-}
-
-// checkRows and checkItems bound a group of rows checked together by
-// itemCheck before they are sent.
-const (
-	checkRows  = 64
-	checkItems = 256
-)
-
-// readRow is a row read and transformed, waiting to be checked and sent.
+// readRow is a row read and transformed, on its way to the writer.
 type readRow struct {
 	src   *transform.Source
 	row   extract.Row
@@ -566,35 +539,10 @@ type readRow struct {
 	lines []rejectLine // transform rejects
 }
 
-// produce reads the sources, turns rows into items, checks them and sends
-// them to the writer, registering each row with the watermark in read
-// order.
+// produce reads the sources, turns rows into items and sends them to the
+// writer, registering each row with the watermark in read order.
 func (r *runner) produce(ctx context.Context, sources []*transform.Source, after map[string][]any, out chan<- load.Item) error {
 	var current *transform.Source
-	var group []*readRow
-	items := 0
-	flush := func() error {
-		if len(group) == 0 {
-			return nil
-		}
-		var all []load.Item
-		for _, rr := range group {
-			all = append(all, rr.items...)
-		}
-		errs, err := r.check.check(ctx, all)
-		if err != nil {
-			return err
-		}
-		rows := group
-		group, items = group[:0], 0
-		for _, rr := range rows {
-			if err := r.send(ctx, rr, errs[:len(rr.items)], out); err != nil {
-				return err
-			}
-			errs = errs[len(rr.items):]
-		}
-		return nil
-	}
 	err := r.src.walkSources(ctx, sources, after, func(s *transform.Source, row extract.Row, transformed []transform.Item, rowErrs []*transform.RowError) error {
 		if s != current {
 			current = s
@@ -611,63 +559,53 @@ func (r *runner) produce(ctx context.Context, sources []*transform.Source, after
 		}
 		if len(rowErrs) > 0 {
 			if !r.reject {
-				// The rows before this one are sent first, so that the
-				// checkpoint reaches the bad row.
-				if err := flush(); err != nil {
-					return err
-				}
-				return rowErrs[0]
+				return rowErrs[0] // the checkpoint stays before this row
 			}
 			rr.lines = rowRejects(s, row, rowErrs)
 			for _, re := range rowErrs {
 				r.rejected(re.Entity, re)
 			}
 		}
-		group = append(group, rr)
-		items += len(rr.items)
-		if len(group) >= checkRows || items >= checkItems {
-			return flush()
-		}
-		return nil
+		return r.send(ctx, rr, out)
 	})
-	if err == nil {
-		err = flush()
-	}
 	if err == nil {
 		r.wm.finishReading()
 	}
 	return err
 }
 
-// send registers a checked row with the watermark and sends the items that
-// passed; the others become reject lines, or, in fail mode, the error.
-func (r *runner) send(ctx context.Context, rr *readRow, errs []*load.ItemError, out chan<- load.Item) error {
-	lines := rr.lines
-	var send []load.Item
-	var entities []string
+// send registers a row with the watermark and sends its items. Each item
+// settles its row once: Ack when DynamoDB acknowledged it, or, in reject
+// mode, Fail when the writer refused it (a reject line for the row). In
+// fail mode a refused item stops the writer, and the row never settles,
+// so the checkpoint stays before it.
+func (r *runner) send(ctx context.Context, rr *readRow, out chan<- load.Item) error {
+	entities := make([]string, len(rr.items))
 	for i, it := range rr.items {
-		if ie := errs[i]; ie != nil {
-			if !r.reject {
-				return ie
-			}
-			lines = append(lines, itemReject(rr.src, &rr.row, ie))
-			r.rejected(ie.Origin.Entity, ie)
-			continue
-		}
-		send = append(send, it)
-		entities = append(entities, it.Origin.Entity)
+		entities[i] = it.Origin.Entity
 	}
 	var keep *extract.Row
 	if r.reject {
 		keep = &rr.row
 	}
-	rm := r.wm.add(rr.src.Name, rr.src.Position(rr.row), rr.src.SourceKey(rr.row), keep, entities, lines)
-	for _, it := range send {
+	rm := r.wm.add(rr.src.Name, rr.src.Position(rr.row), rr.src.SourceKey(rr.row), keep, entities, rr.lines)
+	for _, it := range rr.items {
 		es := r.stats[it.Origin.Entity]
 		it.Ack = func() {
 			es.written.Add(1)
 			es.touch(&es.lastWrite)
 			r.wm.ack(rm)
+		}
+		if r.reject {
+			it.Fail = func(ie *load.ItemError) {
+				r.wm.reject(rm, ie.Origin.Entity, itemReject(rr.src, &rr.row, ie))
+				r.rejected(ie.Origin.Entity, ie)
+			}
+		} else {
+			// Stop reading; the items already read are still written, so
+			// the checkpoint reaches the row before this one, which never
+			// settles. Write reports the item error when it returns.
+			it.Fail = func(ie *load.ItemError) { r.stopReading(ie) }
 		}
 		select {
 		case out <- it:

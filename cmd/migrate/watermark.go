@@ -50,7 +50,7 @@ type rowMark struct {
 	src     *sourceMark
 	pos     []any
 	key     string
-	row     *extract.Row // kept while items are pending, for reject lines of late item errors
+	row     *extract.Row // kept while items are pending (reject mode), for their reject lines
 	pending int
 	sent    []string // entity of each item sent
 	lines   []rejectLine
@@ -142,23 +142,6 @@ func (w *watermark) reject(rm *rowMark, entity string, line rejectLine) {
 		rm.row = nil
 		w.advance(rm.src)
 	}
-}
-
-// pendingRow finds a row of source name that still waits for items, by its
-// source key, and returns it with the row's values.
-func (w *watermark) pendingRow(name, key string) (*rowMark, *extract.Row) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	sm := w.byName[name]
-	if sm == nil {
-		return nil, nil
-	}
-	for _, rm := range sm.queue[sm.head:] {
-		if rm.pending > 0 && rm.key == key {
-			return rm, rm.row
-		}
-	}
-	return nil, nil
 }
 
 // advance moves sm's watermark over the finished rows at the head of its
