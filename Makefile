@@ -30,10 +30,11 @@ build: ## Build bin/migrate
 	$(GO) build -o bin/migrate ./cmd/migrate
 
 test: ## Run all tests (-race -shuffle=on); integration tests start their own containers
-	$(SERVICES) engine images
+	$(SERVICES) engine images browser
 	eval "$$($(SERVICES) env)" && $(GO) test -race -shuffle=on -count=1 -timeout 20m $(TESTFLAGS) $(PKGS)
 
 test-integration: up ## Run all tests against the servers of `make up` instead of new containers
+	$(SERVICES) browser
 	eval "$$($(SERVICES) env)" && \
 	MIGRATE_TEST_PG_URL='$(UP_PG_URL)' MIGRATE_TEST_DYNAMODB_ENDPOINT='$(UP_DYNAMODB_ENDPOINT)' \
 	$(GO) test -race -shuffle=on -count=1 -timeout 20m $(TESTFLAGS) $(PKGS)

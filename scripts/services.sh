@@ -12,6 +12,8 @@
 #                                pgdynamo-dynamodb  on 127.0.0.1:58000
 #   scripts/services.sh down     remove those two containers
 #   scripts/services.sh env      print the `export` lines `make test` uses
+#   scripts/services.sh browser  install Debian's chromium if missing (the
+#                                headless check of plan's HTML report)
 #
 # Subcommands can be combined: `scripts/services.sh engine images`.
 # Everything is idempotent; a second run does nothing but check.
@@ -491,6 +493,17 @@ export MIGRATE_TEST_DYNAMODB_IMAGE=${MIGRATE_TEST_DYNAMODB_IMAGE:-$DDB_IMAGE}
 EOF
 }
 
+# browser installs Debian's chromium for the test that renders plan's HTML
+# report; fonts-liberation because recommended packages are skipped.
+browser() {
+	if command -v chromium >/dev/null 2>&1; then
+		log "browser: $(chromium --version 2>/dev/null) already installed"
+		return
+	fi
+	need_root
+	timed "apt-get install chromium" apt_install chromium fonts-liberation
+}
+
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
 	exit 2
@@ -501,12 +514,12 @@ main() {
 	local cmd
 	for cmd in "$@"; do
 		case $cmd in
-		engine | images | up | down | env) ;;
+		engine | images | up | down | env | browser) ;;
 		*) usage ;;
 		esac
 	done
 	case " $* " in
-	*" engine "* | *" images "* | *" up "*) take_lock ;;
+	*" engine "* | *" images "* | *" up "* | *" browser "*) take_lock ;;
 	esac
 	for cmd in "$@"; do
 		case $cmd in
@@ -515,6 +528,7 @@ main() {
 		engine) engine ;;
 		images) engine && images_for_tests ;;
 		up) up ;;
+		browser) browser ;;
 		esac
 	done
 }

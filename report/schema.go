@@ -1,0 +1,276 @@
+package report
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Schema names, the value of the "schema" field of each document. The
+// version changes only when a field is removed, renamed or changes meaning;
+// fields may be added within a version.
+const (
+	PlanSchema   = "migrate.plan/v1"
+	VerifySchema = "migrate.verify/v1"
+)
+
+// Plan is what `migrate plan` found: the difference between the items the
+// mapping produces from the source now and the target table, and what
+// loading them costs.
+type Plan struct {
+	Schema      string      `json:"schema"`      // PlanSchema
+	GeneratedAt time.Time   `json:"generatedAt"` // RFC 3339, UTC
+	Mapping     string      `json:"mapping"`     // mapping file as given
+	Table       Table       `json:"table"`
+	Reads       Reads       `json:"reads"`
+	Summary     PlanSummary `json:"summary"`
+	// Entities has one row per mapping entity, in mapping order.
+	Entities []EntityPlan `json:"entities"`
+	// Creates, Changes and Stale list items in table key order (partition
+	// key, then sort key, byte-wise), at most MaxDetails each; Summary has
+	// the full counts.
+	Creates  []ItemRef    `json:"creates"`
+	Changes  []ItemChange `json:"changes"`
+	Stale    []ItemRef    `json:"stale"`
+	Problems []Problem    `json:"problems"` // at most MaxDetails
+	// MaxDetails is the cap applied to each list above.
+	MaxDetails int      `json:"maxDetails"`
+	Capacity   Capacity `json:"capacity"`
+}
+
+// Table describes the target table and the mapping's key attributes.
+type Table struct {
+	Name            string `json:"name"`
+	Exists          bool   `json:"exists"` // false: every expected item is a create
+	PartitionKey    string `json:"partitionKey"`
+	SortKey         string `json:"sortKey,omitempty"`
+	EntityAttribute string `json:"entityAttribute"` // the attribute naming each item's entity
+}
+
+// Reads says how the target table was read and what it cost.
+type Reads struct {
+	// Mode is "scan" (one parallel Scan of the whole table), "get"
+	// (BatchGetItem of the expected keys) or "none" (no table to read).
+	Mode       string `json:"mode"`
+	Consistent bool   `json:"consistent"` // strongly consistent reads
+	// StaleChecked is false in get mode: finding items the mapping no longer
+	// produces needs a full read of the table.
+	StaleChecked bool    `json:"staleChecked"`
+	Calls        int64   `json:"calls"`     // Scan or BatchGetItem requests
+	ItemsRead    int64   `json:"itemsRead"` // items DynamoDB returned
+	ReadUnits    float64 `json:"readUnits"` // consumed read capacity DynamoDB reported
+	Seconds      float64 `json:"seconds"`   // wall time of the whole command
+}
+
+// PlanSummary counts every expected and target item by outcome.
+type PlanSummary struct {
+	Expected  int64 `json:"expected"`  // items the mapping produces
+	Create    int64 `json:"create"`    // expected, not in the table
+	Change    int64 `json:"change"`    // in both, different
+	Unchanged int64 `json:"unchanged"` // in both, equal
+	Stale     int64 `json:"stale"`     // in the table only, of an entity this mapping owns
+	Foreign   int64 `json:"foreign"`   // in the table only, of other entities: not compared
+	Problems  int64 `json:"problems"`  // row errors, duplicate keys, items the loader would reject
+}
+
+// EntityPlan is one entity's share of the plan.
+type EntityPlan struct {
+	Entity       string `json:"entity"`
+	Source       string `json:"source"` // schema.table
+	Expected     int64  `json:"expected"`
+	Create       int64  `json:"create"`
+	Change       int64  `json:"change"`
+	Unchanged    int64  `json:"unchanged"`
+	Stale        int64  `json:"stale"` // by the entity attribute of the stale items
+	Bytes        int64  `json:"bytes"` // total size of the expected items
+	MaxItemBytes int64  `json:"maxItemBytes"`
+	WriteUnits   int64  `json:"writeUnits"` // table plus GSIs
+}
+
+// Key is an item's primary key as text: strings as themselves, numbers in
+// canonical form, binary in base64.
+type Key struct {
+	PK string `json:"pk"`
+	SK string `json:"sk,omitempty"`
+}
+
+// String renders the key as "PK | SK".
+func (k Key) String() string {
+	if k.SK == "" {
+		return k.PK
+	}
+	return k.PK + " | " + k.SK
+}
+
+// ItemRef names one item.
+type ItemRef struct {
+	Key    Key    `json:"key"`
+	Entity string `json:"entity"` // expected entity, or the target item's entity attribute
+	// Origin is the source row of an expected item, e.g.
+	// "public.customers customer_id=42"; empty for items only in the table.
+	Origin string `json:"origin,omitempty"`
+}
+
+// ItemChange is an item that differs, with what differs.
+type ItemChange struct {
+	ItemRef
+	Attributes []AttributeChange `json:"attributes"`
+}
+
+// AttributeChange is one attribute-level difference from the table's item
+// (old) to the expected one (new).
+type AttributeChange struct {
+	// Path is the attribute, with map keys and list indexes for nested
+	// values: "name", "addresses.home.city", "lines[2]", `meta["a.b"]`.
+	Path string `json:"path"`
+	Op   string `json:"op"` // "added", "removed" or "changed"
+	// Old and New are DynamoDB JSON values with type tags ({"S": "x"},
+	// {"N": "1.5"}, {"M": {...}}); Old is absent for added, New for removed.
+	Old json.RawMessage `json:"old,omitempty"`
+	New json.RawMessage `json:"new,omitempty"`
+}
+
+// Problem is something that would make `migrate run` fail.
+type Problem struct {
+	// Kind is "row-error" (a source row cannot become an item),
+	// "duplicate-key" (two items with one primary key), "item-too-large"
+	// (over 400 KB) or "key-too-long" (a key over DynamoDB's limit).
+	Kind    string `json:"kind"`
+	Entity  string `json:"entity,omitempty"`
+	Origin  string `json:"origin,omitempty"`
+	Key     *Key   `json:"key,omitempty"`
+	Message string `json:"message"`
+}
+
+// Capacity estimates loading every expected item, as `migrate run` does.
+type Capacity struct {
+	Items        int64    `json:"items"`
+	Bytes        int64    `json:"bytes"`
+	AvgItemBytes float64  `json:"avgItemBytes"`
+	MaxItemBytes int64    `json:"maxItemBytes"`
+	MaxItem      *ItemRef `json:"maxItem,omitempty"`
+
+	WriteUnits WriteUnits `json:"writeUnits"`
+	// PricePerMillionWriteUnits is the on-demand price used, in USD.
+	PricePerMillionWriteUnits float64 `json:"pricePerMillionWriteUnits"`
+	EstimatedCostUSD          float64 `json:"estimatedCostUSD"` // WriteUnits.Total at that price
+	// WriteRate is the load rate assumed, in items per second, and
+	// EstimatedSeconds the load's duration at that rate.
+	WriteRate        float64 `json:"writeRate"`
+	EstimatedSeconds float64 `json:"estimatedSeconds"`
+
+	// SizeHistogram counts items by size, from the first bin to the last
+	// non-empty one.
+	SizeHistogram []SizeBin `json:"sizeHistogram"`
+	// The largest item collections (items sharing a partition key), exact.
+	TopPartitionsByItems []Partition `json:"topPartitionsByItems"`
+	TopPartitionsByBytes []Partition `json:"topPartitionsByBytes"`
+	Indexes              []IndexKeys `json:"indexes"` // one per GSI of the mapping
+	Shards               []Shards    `json:"shards"`  // one per "count: auto" shard setting
+	Copies               []CopyCost  `json:"copies"`  // one per copy block, nested ones included
+}
+
+// WriteUnits are write capacity units: ceil(item size / 1 KB) per item, in
+// the table and again in every GSI the item appears in.
+type WriteUnits struct {
+	Table   int64 `json:"table"`
+	Indexes int64 `json:"indexes"`
+	Total   int64 `json:"total"`
+	// CreatesAndChanges is the part spent on items that differ from the
+	// table; `migrate run` rewrites every item, so it pays Total.
+	CreatesAndChanges int64 `json:"createsAndChanges"`
+}
+
+// SizeBin is a histogram bin: MinBytes <= size < MaxBytes.
+type SizeBin struct {
+	MinBytes int   `json:"minBytes"`
+	MaxBytes int   `json:"maxBytes"`
+	Items    int64 `json:"items"`
+}
+
+// Partition is one item collection.
+type Partition struct {
+	PK    string `json:"pk"`
+	Items int64  `json:"items"`
+	Bytes int64  `json:"bytes"`
+}
+
+// IndexKeys describes one GSI.
+type IndexKeys struct {
+	Index      string `json:"index"`
+	Items      int64  `json:"items"`      // items carrying the index's key attributes
+	WriteUnits int64  `json:"writeUnits"` // their write units in the index
+	// DistinctPartitionKeys counts the index's partition key values: exact
+	// ("exact") up to 65,536 values, else a HyperLogLog estimate
+	// ("hyperloglog", standard error 0.81%).
+	DistinctPartitionKeys int64  `json:"distinctPartitionKeys"`
+	Method                string `json:"method"`
+}
+
+// Shards is one computed "count: auto" shard count with its inputs
+// (docs/modeling.md rule 7).
+type Shards struct {
+	Entity               string  `json:"entity"`
+	Index                string  `json:"index"`
+	AvgItemBytes         float64 `json:"avgItemBytes"`
+	ItemsPerRCU          int     `json:"itemsPerRCU"`
+	PartitionMaxReadRate int64   `json:"partitionMaxReadRate"` // items/s one partition serves
+	ReadRate             int64   `json:"readRate"`             // declared peak items/s
+	Raw                  int     `json:"raw"`                  // ReadRate / PartitionMaxReadRate, rounded up
+	Count                int     `json:"count"`                // Raw padded for headroom
+}
+
+// CopyCost is one copy block (rule 2): how many items carry at least one of
+// its attributes, i.e. how many items an update of the copied data touches.
+type CopyCost struct {
+	Entity     string   `json:"entity"`
+	From       string   `json:"from"` // "authors", or "books > authors" for a nested copy
+	Attributes []string `json:"attributes"`
+	Items      int64    `json:"items"`
+}
+
+// Verify is what `migrate verify` found.
+type Verify struct {
+	Schema      string    `json:"schema"` // VerifySchema
+	GeneratedAt time.Time `json:"generatedAt"`
+	Mapping     string    `json:"mapping"`
+	Table       Table     `json:"table"`
+	Reads       Reads     `json:"reads"`
+	// Sample is the fraction of keys checked (1 = all), chosen by a hash of
+	// the key, so the same keys are checked on every run.
+	Sample    float64        `json:"sample"`
+	Identical bool           `json:"identical"`
+	Summary   VerifySummary  `json:"summary"`
+	Entities  []EntityVerify `json:"entities"`
+	// Missing, Different and Unexpected list items in table key order, at
+	// most MaxDetails each.
+	Missing    []ItemRef    `json:"missing"`
+	Different  []ItemChange `json:"different"`
+	Unexpected []ItemRef    `json:"unexpected"`
+	Problems   []Problem    `json:"problems"`
+	MaxDetails int          `json:"maxDetails"`
+}
+
+// VerifySummary counts items by outcome, within the sample.
+type VerifySummary struct {
+	Expected   int64 `json:"expected"`   // items the mapping produces
+	Actual     int64 `json:"actual"`     // items of the mapping's entities in the table
+	Matching   int64 `json:"matching"`   // equal on both sides
+	Missing    int64 `json:"missing"`    // expected, not in the table
+	Different  int64 `json:"different"`  // in both, different
+	Unexpected int64 `json:"unexpected"` // in the table, of an entity of the mapping, not expected
+	Foreign    int64 `json:"foreign"`    // in the table, of other entities: ignored
+	Problems   int64 `json:"problems"`
+}
+
+// EntityVerify compares one entity's items by count and content hash: the
+// sum modulo 2^256 of the SHA-256 of each item's canonical JSON, which does
+// not depend on order. Actual counts the table's items whose entity
+// attribute names the entity.
+type EntityVerify struct {
+	Entity       string `json:"entity"`
+	Expected     int64  `json:"expected"`
+	Actual       int64  `json:"actual"`
+	ExpectedHash string `json:"expectedHash"` // 64 hex digits
+	ActualHash   string `json:"actualHash"`
+	Match        bool   `json:"match"`
+}
