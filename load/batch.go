@@ -182,6 +182,10 @@ func (r *run) ack(done []*pending) {
 func (w *Writer) input(ps []*pending) *dynamodb.BatchWriteItemInput {
 	reqs := make([]types.WriteRequest, len(ps))
 	for i, p := range ps {
+		if p.item.Delete {
+			reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: w.keyAttrs(p.item.Attrs)}}
+			continue
+		}
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: p.item.Attrs}}
 	}
 	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{w.cfg.Table: reqs}}
@@ -203,11 +207,14 @@ func (w *Writer) split(ps []*pending, unprocessed map[string][]types.WriteReques
 	keys := make(map[string]bool, n)
 	for _, reqs := range unprocessed {
 		for _, req := range reqs {
-			if req.PutRequest == nil {
-				continue
+			switch {
+			case req.PutRequest != nil:
+				k, _ := w.keyOfAttrs(req.PutRequest.Item)
+				keys[k] = true
+			case req.DeleteRequest != nil:
+				k, _ := w.keyOfAttrs(req.DeleteRequest.Key)
+				keys[k] = true
 			}
-			k, _ := w.keyOfAttrs(req.PutRequest.Item)
-			keys[k] = true
 		}
 	}
 	for _, p := range ps {
@@ -222,6 +229,15 @@ func (w *Writer) split(ps []*pending, unprocessed map[string][]types.WriteReques
 		return nil, ps
 	}
 	return done, rest
+}
+
+// keyAttrs returns just the primary key attributes of an item.
+func (w *Writer) keyAttrs(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{w.cfg.PartitionKey: attrs[w.cfg.PartitionKey]}
+	if w.cfg.SortKey != "" {
+		key[w.cfg.SortKey] = attrs[w.cfg.SortKey]
+	}
+	return key
 }
 
 // keyOfAttrs returns the canonical primary key of an item and the hash of

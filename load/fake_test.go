@@ -20,9 +20,18 @@ type fakeDynamo struct {
 	// returns the requests to treat as unprocessed, or an error.
 	batchWriteItem func(ctx context.Context, n int, reqs []types.WriteRequest) (unprocessed []types.WriteRequest, err error)
 
-	mu     sync.Mutex
-	calls  [][]types.WriteRequest
-	stored map[string]int // "PK|SK" -> times acknowledged
+	mu      sync.Mutex
+	calls   [][]types.WriteRequest
+	stored  map[string]int // "PK|SK" -> times acknowledged
+	deleted []string       // keys of acknowledged deletes, in order
+}
+
+// reqKey is the fakeKey of a put's item or a delete's key.
+func reqKey(r types.WriteRequest) string {
+	if r.DeleteRequest != nil {
+		return fakeKey(r.DeleteRequest.Key)
+	}
+	return fakeKey(r.PutRequest.Item)
 }
 
 func newFake() *fakeDynamo { return &fakeDynamo{stored: map[string]int{}} }
@@ -41,7 +50,7 @@ func (f *fakeDynamo) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrite
 	}
 	seen := map[string]bool{}
 	for _, r := range reqs {
-		k := fakeKey(r.PutRequest.Item)
+		k := reqKey(r)
 		if seen[k] {
 			return nil, fmt.Errorf("fake: duplicate key %s in one call", k)
 		}
@@ -62,11 +71,17 @@ func (f *fakeDynamo) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrite
 	}
 	skip := map[string]bool{}
 	for _, r := range unprocessed {
-		skip[fakeKey(r.PutRequest.Item)] = true
+		skip[reqKey(r)] = true
 	}
 	f.mu.Lock()
 	for _, r := range reqs {
-		if k := fakeKey(r.PutRequest.Item); !skip[k] {
+		k := reqKey(r)
+		switch {
+		case skip[k]:
+		case r.DeleteRequest != nil:
+			delete(f.stored, k)
+			f.deleted = append(f.deleted, k)
+		default:
 			f.stored[k]++
 		}
 	}

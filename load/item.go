@@ -85,6 +85,9 @@ type Item struct {
 	// thus settles exactly once, by Ack or by Fail, unless Write itself
 	// fails first. Same calling rules as Ack.
 	Fail func(*ItemError)
+	// Delete removes the item whose primary key Attrs holds, instead of
+	// putting Attrs; only the key attributes are sent.
+	Delete bool
 }
 
 // ItemError is a row error: an item that was not written, and why.

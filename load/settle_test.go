@@ -82,3 +82,44 @@ func TestWriteSettlesEveryItemOnce(t *testing.T) {
 		t.Errorf("%d items acked, want 199", len(acks))
 	}
 }
+
+// A delete sends only the key, is re-driven when unprocessed, and is acked
+// like a put.
+func TestWriteDeletes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first := true
+	b.fake.batchWriteItem = func(_ context.Context, _ int, reqs []types.WriteRequest) ([]types.WriteRequest, error) {
+		for _, r := range reqs {
+			if r.DeleteRequest != nil && len(r.DeleteRequest.Key) != 2 {
+				t.Errorf("delete sends %d attributes, want the 2 key attributes", len(r.DeleteRequest.Key))
+			}
+		}
+		if first {
+			first = false
+			return reqs[:1], nil // one unprocessed on the first call
+		}
+		return nil, nil
+	}
+	items := numbered(30, 1)
+	var acks sync.WaitGroup
+	for i := range items {
+		items[i].Delete = i%2 == 0
+		acks.Add(1)
+		items[i].Ack = acks.Done
+	}
+	if _, err := b.writer.Write(context.Background(), feed(items...)); err != nil {
+		t.Fatal(err)
+	}
+	acks.Wait()
+	if len(b.fake.deleted) != 15 || len(b.fake.stored) != 15 {
+		t.Errorf("%d deletes and %d puts acknowledged, want 15 and 15", len(b.fake.deleted), len(b.fake.stored))
+	}
+	for k := range b.fake.stored {
+		for _, d := range b.fake.deleted {
+			if k == d {
+				t.Errorf("%s both put and deleted", k)
+			}
+		}
+	}
+}

@@ -318,18 +318,34 @@ func TestPlanAndVerify(t *testing.T) {
 		checkHTMLInChromium(t, htmlPath)
 	})
 
-	// Load the edits. run does not delete stale items: remove them as an
-	// operator would, from the plan's list, before verifying.
+	// Load the edits. run does not delete stale items; prune does, listing
+	// them first without --yes.
 	out, errOut, code := runCLI(t, "run", "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table)
 	if code != 0 {
 		t.Fatalf("run exited %d\n%s\n%s", code, out, errOut)
 	}
-	for _, r := range plan.Stale {
-		_, err := b.ddb.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &b.table, Key: tableItem{"PK": s(r.Key.PK), "SK": s(r.Key.SK)}})
-		if err != nil {
-			t.Fatal(err)
+	t.Run("prune lists, then deletes exactly the stale items", func(t *testing.T) {
+		pruneArgs := []string{"prune", "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table}
+		out, errOut, code := runCLI(t, pruneArgs...)
+		want := fmt.Sprintf("would delete %d stale items", len(wantStale))
+		if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "pass --yes") {
+			t.Fatalf("prune exited %d, want %q\n%s\n%s", code, want, out, errOut)
 		}
-	}
+		r := plan.Stale[0]
+		if b.get(t, r.Key.PK, r.Key.SK) == nil {
+			t.Fatalf("prune without --yes deleted %s | %s", r.Key.PK, r.Key.SK)
+		}
+		out, errOut, code = runCLI(t, append(pruneArgs, "--yes")...)
+		if want := fmt.Sprintf("deleted %d stale items", len(wantStale)); code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("prune --yes exited %d, want %q\n%s\n%s", code, want, out, errOut)
+		}
+		t.Logf("prune --yes:\n%s", out)
+		for _, r := range plan.Stale {
+			if b.get(t, r.Key.PK, r.Key.SK) != nil {
+				t.Errorf("stale item %s | %s is still there", r.Key.PK, r.Key.SK)
+			}
+		}
+	})
 
 	t.Run("verify after run: identical", func(t *testing.T) {
 		out, errOut, code := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table)
@@ -406,6 +422,21 @@ func TestPlanAndVerify(t *testing.T) {
 		reqs := noWrites(t, "verify --sample", proxy)
 		if reqs["Scan"] != 0 || reqs["BatchGetItem"] == 0 {
 			t.Errorf("calls %v: a sample reads by key", reqs)
+		}
+	})
+
+	// A row the mapping cannot transform has no expected item, so its item
+	// in the table would look stale: prune must delete nothing then.
+	t.Run("prune refuses while a source row cannot be transformed", func(t *testing.T) {
+		if _, err := b.conn.Exec(ctx, `UPDATE customers SET email = 'bad#sep@example.com' WHERE customer_id = $1`, mustInt(cust)); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI(t, "prune", "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table, "--yes")
+		if code != exitFailure || !strings.Contains(errOut, "row error") || !strings.Contains(errOut, "nothing was deleted") {
+			t.Fatalf("prune exited %d\n%s\n%s", code, out, errOut)
+		}
+		if b.get(t, "BOOK#999999", "BOOK") == nil || b.get(t, tampered, "PROFILE") == nil {
+			t.Error("prune deleted items although it refused")
 		}
 	})
 }
