@@ -28,7 +28,7 @@ step "Validating testdata/bookstore.yaml against the source catalog"
 bin/migrate validate --mapping testdata/bookstore.yaml --pg "$PG"
 
 step "Migrating into DynamoDB table $TABLE"
-bin/migrate run --mapping testdata/bookstore.yaml --pg "$PG" --endpoint "$ENDPOINT" --table "$TABLE" --create-table
+bin/migrate run --mapping testdata/bookstore.yaml --pg "$PG" --endpoint "$ENDPOINT" --table "$TABLE" --create-table --fresh
 
 psqlq() { psql "$PG" -Atqc "$1"; }
 customer=$(psqlq "SELECT customer_id FROM orders GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
