@@ -85,7 +85,13 @@ func Describe(ctx context.Context, c Describer, table string) (*types.TableDescr
 // KeyNames returns the attribute names of a table's partition and sort key
 // ("" when it has none).
 func KeyNames(t *types.TableDescription) (pk, sk string) {
-	for _, k := range t.KeySchema {
+	return KeySchemaNames(t.KeySchema)
+}
+
+// KeySchemaNames returns the partition and sort key attribute names of a
+// table's or an index's key schema ("" when it has no sort key).
+func KeySchemaNames(ks []types.KeySchemaElement) (pk, sk string) {
+	for _, k := range ks {
 		switch k.KeyType {
 		case types.KeyTypeHash:
 			pk = aws.ToString(k.AttributeName)

@@ -165,6 +165,21 @@ func openTarget(ctx context.Context, o *compareFlags, src *source) (*target, err
 	return t, nil
 }
 
+// openBoth opens the source snapshot and describes the target: the start
+// of every command that compares them. Close the source when done.
+func openBoth(ctx context.Context, o *compareFlags) (*source, *target, error) {
+	src, err := openSource(ctx, o.mapping, o.pg)
+	if err != nil {
+		return nil, nil, err
+	}
+	tgt, err := openTarget(ctx, o, src)
+	if err != nil {
+		src.close(ctx)
+		return nil, nil, err
+	}
+	return src, tgt, nil
+}
+
 // comparison is one pass of the engine. The hooks are called from one
 // goroutine at a time.
 type comparison struct {

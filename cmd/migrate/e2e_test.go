@@ -402,6 +402,28 @@ func TestBookstoreEndToEnd(t *testing.T) {
 		equalStrings(t, "orders of book "+bid, attrsOf(items, "orderId"), want)
 	})
 
+	t.Run("the query command: table and index, prefix, limit, projection", func(t *testing.T) {
+		cid := b.sqlStrings(t, `SELECT customer_id::text AS id FROM orders GROUP BY customer_id ORDER BY count(*) DESC, customer_id LIMIT 1`)[0]
+		nOrders := len(b.sqlStrings(t, `SELECT order_id::text AS id FROM orders WHERE customer_id = $1`, mustInt(cid)))
+		out, errOut, code := runCLI(t, "query", "--endpoint", b.endpoint, "--table", b.table, "--pk", "CUSTOMER#"+cid,
+			"--sk-prefix", "ORDER#", "--attributes", "SK,orderId")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 0 || len(lines) != nOrders || !strings.Contains(errOut, fmt.Sprintf("%d items", nOrders)) {
+			t.Fatalf("query exited %d with %d lines, want %d orders\n%s\n%s", code, len(lines), nOrders, out, errOut)
+		}
+		var first map[string]any
+		if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || len(first) != 2 || !strings.HasPrefix(fmt.Sprint(first["SK"]), "ORDER#") {
+			t.Errorf("projected item %s (%v)", lines[0], err)
+		}
+		out, _, code = runCLI(t, "query", "--endpoint", b.endpoint, "--table", b.table, "--index", "GSI1", "--pk", "AUTHOR#1", "--desc", "--limit", "2")
+		if code != 0 || len(strings.Split(strings.TrimSpace(out), "\n")) != 2 {
+			t.Errorf("index query exited %d:\n%s", code, out)
+		}
+		if _, errOut, code := runCLI(t, "query", "--endpoint", b.endpoint, "--table", b.table, "--index", "GSI9", "--pk", "X"); code != exitUsage || !strings.Contains(errOut, "no index GSI9") {
+			t.Errorf("unknown index: exit %d\n%s", code, errOut)
+		}
+	})
+
 	t.Run("a customer by email (GSI1)", func(t *testing.T) {
 		emails := b.sqlStrings(t, `SELECT email FROM customers WHERE email IS NOT NULL ORDER BY customer_id LIMIT 5`)
 		for _, email := range emails {

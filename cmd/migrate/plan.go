@@ -108,15 +108,11 @@ type planBuilder struct {
 
 func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	start := time.Now()
-	src, err := openSource(ctx, o.mapping, o.pg)
+	src, tgt, err := openBoth(ctx, &o.compareFlags)
 	if err != nil {
 		return err
 	}
 	defer src.close(ctx)
-	tgt, err := openTarget(ctx, &o.compareFlags, src)
-	if err != nil {
-		return err
-	}
 
 	b := &planBuilder{
 		p: &report.Plan{

@@ -59,15 +59,11 @@ Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
 }
 
 func runPrune(ctx context.Context, g *globals, o *pruneOpts) error {
-	src, err := openSource(ctx, o.mapping, o.pg)
+	src, tgt, err := openBoth(ctx, &o.compareFlags)
 	if err != nil {
 		return err
 	}
 	defer src.close(ctx)
-	tgt, err := openTarget(ctx, &o.compareFlags, src)
-	if err != nil {
-		return err
-	}
 	if !tgt.exists {
 		fmt.Fprintf(g.stdout, "table %s does not exist: nothing to prune\n", tgt.name)
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/tableread"
 	"github.com/pgdynamo/migrate/transform"
 )
 
@@ -66,14 +67,7 @@ with DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#
 					return usagef("query: table %s has no index %s", o.table, o.index)
 				}
 			}
-			var pkName, skName string
-			for _, k := range keys {
-				if k.KeyType == types.KeyTypeHash {
-					pkName = aws.ToString(k.AttributeName)
-				} else {
-					skName = aws.ToString(k.AttributeName)
-				}
-			}
+			pkName, skName := tableread.KeySchemaNames(keys)
 			in := &dynamodb.QueryInput{
 				TableName:                 &o.table,
 				KeyConditionExpression:    aws.String("#pk = :pk"),

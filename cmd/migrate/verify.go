@@ -97,15 +97,11 @@ type entityHashes struct {
 
 func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 	start := time.Now()
-	src, err := openSource(ctx, o.mapping, o.pg)
+	src, tgt, err := openBoth(ctx, &o.compareFlags)
 	if err != nil {
 		return err
 	}
 	defer src.close(ctx)
-	tgt, err := openTarget(ctx, &o.compareFlags, src)
-	if err != nil {
-		return err
-	}
 	b := &verifyBuilder{
 		v: &report.Verify{
 			Schema:      report.VerifySchema,
