@@ -1,7 +1,6 @@
 package transform
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -407,15 +406,4 @@ func KeyText(v any, k pgkind.Kind, width int, sep string) (string, error) {
 		return "", fmt.Errorf("value %q contains the key separator %q", s, sep)
 	}
 	return s, nil
-}
-
-// canonicalJSON is used by tests and golden files; kept here so that the
-// encoding of items is defined once.
-func canonicalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(v)
-	return buf.Bytes(), err
 }

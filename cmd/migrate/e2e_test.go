@@ -167,11 +167,6 @@ const tsFormat = `to_char(%s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'
 
 func ts(col string) string { return fmt.Sprintf(tsFormat, col) }
 
-var (
-	sharedOnce sync.Once
-	shared     *bookstore
-)
-
 // TestBookstoreEndToEnd migrates the seeded bookstore with the mapping that
 // uses every rule, then checks items attribute by attribute against the
 // source rows and answers each access pattern with DynamoDB calls, comparing

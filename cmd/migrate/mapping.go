@@ -20,6 +20,12 @@ func loadMapping(path string) (*mapping.Mapping, error) {
 	if err != nil {
 		return nil, usagef("read mapping: %w", err)
 	}
+	return parseMapping(path, data)
+}
+
+// parseMapping parses mapping bytes already read, so that a caller that
+// also hashes them runs exactly what it hashed.
+func parseMapping(path string, data []byte) (*mapping.Mapping, error) {
 	m, err := mapping.Parse(path, data)
 	if err != nil {
 		var ds mapping.Diagnostics

@@ -34,18 +34,18 @@ type shardResult struct {
 // snapshot, checks the mapping against the catalog, compiles it and
 // computes automatic shard counts. Close it with close.
 func openSource(ctx context.Context, mappingPath, pgURL string) (*source, error) {
-	return openSourceWith(ctx, mappingPath, pgURL, nil)
+	m, err := loadMapping(mappingPath)
+	if err != nil {
+		return nil, err
+	}
+	return openSourceWith(ctx, m, pgURL, nil)
 }
 
 // openSourceWith is openSource with "count: auto" shard counts known in
 // advance (by entity, then index), e.g. from a resumed run's state file:
 // those are set as given instead of being computed, so that a resumed run
 // puts items in the same shards as the run it continues.
-func openSourceWith(ctx context.Context, mappingPath, pgURL string, shards map[[2]string]int) (*source, error) {
-	m, err := loadMapping(mappingPath)
-	if err != nil {
-		return nil, err
-	}
+func openSourceWith(ctx context.Context, m *mapping.Mapping, pgURL string, shards map[[2]string]int) (*source, error) {
 	conn, snap, err := openSnapshot(ctx, pgURL)
 	if err != nil {
 		return nil, err

@@ -204,7 +204,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 	if err != nil {
 		return usagef("read mapping: %w", err)
 	}
-	m, err := loadMapping(o.mapping)
+	m, err := parseMapping(o.mapping, data)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		}
 	}
 
-	src, err := openSourceWith(ctx, o.mapping, o.pg, preset)
+	src, err := openSourceWith(ctx, m, o.pg, preset)
 	if err != nil {
 		return err
 	}
@@ -491,14 +491,6 @@ func levelOf(g *globals) slog.Level {
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo
-}
-
-func errorsOf(ies []*load.ItemError) []error {
-	out := make([]error, len(ies))
-	for i, e := range ies {
-		out[i] = e
-	}
-	return out
 }
 
 const rejectHint = " (rerun with --on-error reject to write bad rows to a reject file and go on)"
