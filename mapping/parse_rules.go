@@ -3,7 +3,7 @@ package mapping
 import (
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // parseJoin reads join: { <column of the joined table>: <column of the row it attaches to> }.

@@ -8,7 +8,7 @@ import (
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// yamlErrPos extracts the line yaml.v3 reports in a syntax error; the
+// yamlErrPos extracts the line go.yaml.in/yaml/v3 reports in a syntax error; the
 // library gives no column, so the column is 1.
 func yamlErrPos(err error) Pos {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
