@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
 	"github.com/pgdynamo/migrate/internal/testservices"
 )
@@ -51,7 +52,7 @@ func testFaults(t *testing.T, f *fixture) {
 	if rate := float64(faults) / float64(calls); rate < 0.2 || rate > 0.4 {
 		t.Errorf("%d faults in %d calls (%.0f%%), want about 30%%", faults, calls, rate*100)
 	}
-	var sum summary
+	var sum engine.RunResult
 	data, err := os.ReadFile(summaryPath)
 	if err != nil || json.Unmarshal(data, &sum) != nil {
 		t.Fatalf("summary JSON: %v\n%s", err, data)

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/internal/testservices"
@@ -379,7 +380,7 @@ func testInterruptResume(t *testing.T, f *fixture) {
 	if !strings.Contains(res.stdout, "as computed by the run being resumed") {
 		t.Errorf("the resumed run did not reuse the shard count:\n%s", res.stdout)
 	}
-	var sum summary
+	var sum engine.RunResult
 	if data, err := os.ReadFile(summaryPath); err != nil || json.Unmarshal(data, &sum) != nil {
 		t.Fatalf("summary JSON: %v\n%s", err, data)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -59,18 +60,20 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var ue usageError
 	var ie interruptedError
+	var ds mapping.Diagnostics
 	switch {
-	case errors.As(err, &ue):
-		var ds mapping.Diagnostics
-		if errors.As(err, &ds) {
-			// One problem a line, file:line:col: message, for editors.
-			fmt.Fprintln(stderr, ds.Error())
-			fmt.Fprintf(stderr, "migrate: %s in the mapping; nothing was read or written\n", plural(len(ds), "problem"))
-			return exitUsage
-		}
+	case errors.As(err, &ds):
+		// One problem a line, file:line:col: message, for editors.
+		fmt.Fprintln(stderr, ds.Error())
+		fmt.Fprintf(stderr, "migrate: %s in the mapping; nothing was read or written\n", plural(len(ds), "problem"))
+		return exitUsage
+	case errors.Is(err, engine.ErrNothingToResume):
+		fmt.Fprintf(stderr, "migrate: %v\n", err)
+		return exitOK
+	case errors.As(err, &ue), errors.Is(err, engine.ErrConfig), errors.Is(err, engine.ErrState):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitUsage
-	case errors.As(err, &ie):
+	case errors.As(err, &ie), errors.Is(err, engine.ErrInterrupted):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitInterrupted
 	case isFlagError(err):

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pgdynamo/migrate/engine"
 )
 
 func init() { register(newValidateCmd) }
@@ -29,7 +31,7 @@ mapping has problems.`,
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
-			m, err := loadMapping(o.mapping)
+			m, err := engine.LoadMapping(o.mapping)
 			if err != nil {
 				return err
 			}
@@ -38,13 +40,7 @@ mapping has problems.`,
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			ctx := cmd.Context()
-			conn, snap, err := openSnapshot(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer closeSnapshot(ctx, conn, snap)
-			if _, err := checkAgainst(ctx, snap, m); err != nil {
+			if err := engine.Validate(cmd.Context(), m, url); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog)\n", o.mapping, plural(len(m.Entities), "entity"))
