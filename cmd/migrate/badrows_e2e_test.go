@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
 const badrowsMapping = "../../testdata/badrows.yaml"
@@ -25,7 +25,7 @@ type hostile struct {
 
 func newHostile(t *testing.T) *hostile {
 	t.Helper()
-	h := &hostile{pg: testservices.PostgresURL(t), endpoint: testservices.DynamoDBEndpoint(t)}
+	h := &hostile{pg: migratetest.PostgresURL(t), endpoint: migratetest.DynamoDBEndpoint(t)}
 	conn, err := pgx.Connect(t.Context(), h.pg)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestBadRowsReject(t *testing.T) {
 		h.exec(t, sql)
 	}
 	dir := t.TempDir()
-	table := testservices.TableName(t, "hostile")
+	table := migratetest.TableName(t, "hostile")
 	rejects := filepath.Join(dir, "rejects.jsonl")
 	args := []string{"run", "--mapping", badrowsMapping, "--pg", h.pg, "--endpoint", h.endpoint, "--table", table,
 		"--quiet", "--state", filepath.Join(dir, "state.json"), "--on-error", "reject", "--reject-file", rejects}
@@ -152,7 +152,7 @@ func TestBadRowsReject(t *testing.T) {
 		if l := got["Widget id=2"]; l.Row.Values["code"] != nil {
 			t.Errorf("NULL came out as %v", l.Row.Values["code"])
 		}
-		ddb := testservices.DynamoDBClient(t, h.endpoint)
+		ddb := migratetest.DynamoDBClient(t, h.endpoint)
 		if items := scanCanonical(t, ddb, table); len(items) != 5 {
 			t.Errorf("%d items written, want the 5 good ones:\n%s", len(items), strings.Join(items, "\n"))
 		}
@@ -197,7 +197,7 @@ func TestBadRowsFail(t *testing.T) {
 		// Duplicate-key detection: the second item names both source rows.
 		"duplicate item key": {`bad row: entity Right, table public.rights, row id=1 (item PK="PAIR#1" SK="T#x+y-z"): duplicate key: public.lefts row id=1 (entity Left) has the same key`},
 	}
-	table := testservices.TableName(t, "hostile")
+	table := migratetest.TableName(t, "hostile")
 	for name, sql := range badRows {
 		t.Run(name, func(t *testing.T) {
 			h.exec(t, "TRUNCATE widgets, lefts, rights")

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
@@ -65,7 +65,7 @@ func TestUnreachablePostgresFailsFast(t *testing.T) {
 // An unreachable target fails before anything is read, exit 1.
 func TestUnreachableDynamoDBFailsFast(t *testing.T) {
 	t.Parallel()
-	pg := testservices.PostgresURL(t)
+	pg := migratetest.PostgresURL(t)
 	if err := sqlschema.Up(t.Context(), pg); err != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +89,12 @@ func TestUnreachableDynamoDBFailsFast(t *testing.T) {
 
 func TestMissingTableWithoutCreate(t *testing.T) {
 	t.Parallel()
-	pg := testservices.PostgresURL(t)
-	endpoint := testservices.DynamoDBEndpoint(t)
+	pg := migratetest.PostgresURL(t)
+	endpoint := migratetest.DynamoDBEndpoint(t)
 	if err := sqlschema.Up(t.Context(), pg); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := runCLI(t, "run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", endpoint, "--table", testservices.TableName(t, "missing"))
+	_, stderr, code := runCLI(t, "run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", endpoint, "--table", migratetest.TableName(t, "missing"))
 	if code != exitFailure || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, "--create-table") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
@@ -104,7 +104,7 @@ func TestMissingTableWithoutCreate(t *testing.T) {
 // exits 2, and reads nothing but the catalog.
 func TestValidateMisspelledColumn(t *testing.T) {
 	t.Parallel()
-	pg := testservices.PostgresURL(t)
+	pg := migratetest.PostgresURL(t)
 	if err := sqlschema.Up(context.Background(), pg); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/seed"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
@@ -38,9 +38,9 @@ func migrateBookstore(t *testing.T, scale int) *bookstore {
 	t.Helper()
 	ctx := t.Context()
 	b := &bookstore{
-		pg:       testservices.PostgresURL(t),
-		endpoint: testservices.DynamoDBEndpoint(t),
-		table:    testservices.TableName(t, "bookstore"),
+		pg:       migratetest.PostgresURL(t),
+		endpoint: migratetest.DynamoDBEndpoint(t),
+		table:    migratetest.TableName(t, "bookstore"),
 	}
 	if err := sqlschema.Up(ctx, b.pg); err != nil {
 		t.Fatalf("schema up: %v", err)
@@ -54,7 +54,7 @@ func migrateBookstore(t *testing.T, scale int) *bookstore {
 	if _, err := seed.Load(ctx, conn, seed.Config{Scale: scale, Seed: 7}); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
-	b.ddb = testservices.DynamoDBClient(t, b.endpoint)
+	b.ddb = migratetest.DynamoDBClient(t, b.endpoint)
 	out, errOut, code := runCLI(t, "run", "--mapping", bookstoreMapping, "--pg", b.pg,
 		"--endpoint", b.endpoint, "--table", b.table, "--create-table")
 	if code != 0 {

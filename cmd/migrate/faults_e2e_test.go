@@ -8,7 +8,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
 // testFaults migrates the bookstore in-process through a proxy that faults
@@ -23,7 +23,7 @@ func testFaults(t *testing.T, f *fixture) {
 		t.Fatal(err)
 	}
 	t.Cleanup(proxy.Close)
-	table := testservices.TableName(t, "faults")
+	table := migratetest.TableName(t, "faults")
 	summaryPath := filepath.Join(t.TempDir(), "summary.json")
 	out, errOut, code := runCLI(t, "run", "--mapping", bookstoreMapping, "--pg", f.pg, "--endpoint", proxy.URL(),
 		"--table", table, "--create-table", "--quiet", "--state", filepath.Join(t.TempDir(), "state.json"),

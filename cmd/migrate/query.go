@@ -3,16 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/spf13/cobra"
 
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/tableread"
-	"github.com/pgdynamo/migrate/transform"
 )
 
 func init() { register(newQueryCmd) }
@@ -51,76 +47,26 @@ with DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#
 			if err != nil {
 				return err
 			}
-			desc, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &o.table})
+			items, err := engine.Query(ctx, client, engine.QueryInput{
+				Table: o.table, Index: o.index, PK: o.pk,
+				SKPrefix: o.skPrefix, SKFrom: o.skFrom, SKTo: o.skTo,
+				Desc: o.desc, Limit: o.limit, Attributes: o.attributes,
+			})
 			if err != nil {
-				return fmt.Errorf("describe table %s: %w", o.table, err)
+				return err
 			}
-			keys := desc.Table.KeySchema
-			if o.index != "" {
-				keys = nil
-				for _, gsi := range desc.Table.GlobalSecondaryIndexes {
-					if aws.ToString(gsi.IndexName) == o.index {
-						keys = gsi.KeySchema
-					}
-				}
-				if keys == nil {
-					return usagef("query: table %s has no index %s", o.table, o.index)
-				}
+			var plain []map[string]any
+			if err := engine.UnmarshalItems(items, &plain); err != nil {
+				return fmt.Errorf("query: %w", err)
 			}
-			pkName, skName := tableread.KeySchemaNames(keys)
-			in := &dynamodb.QueryInput{
-				TableName:                 &o.table,
-				KeyConditionExpression:    aws.String("#pk = :pk"),
-				ExpressionAttributeNames:  map[string]string{"#pk": pkName},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: o.pk}},
-				ScanIndexForward:          aws.Bool(!o.desc),
-			}
-			if o.index != "" {
-				in.IndexName = &o.index
-			}
-			if o.limit > 0 {
-				in.Limit = &o.limit
-			}
-			if len(o.attributes) > 0 {
-				var proj []string
-				for i, a := range o.attributes {
-					ph := fmt.Sprintf("#a%d", i)
-					in.ExpressionAttributeNames[ph] = a
-					proj = append(proj, ph)
-				}
-				in.ProjectionExpression = aws.String(strings.Join(proj, ", "))
-			}
-			if o.skPrefix != "" || o.skFrom != "" {
-				if skName == "" {
-					return usagef("query: the key has no sort key to filter on")
-				}
-				in.ExpressionAttributeNames["#sk"] = skName
-				if o.skPrefix != "" {
-					*in.KeyConditionExpression += " AND begins_with(#sk, :p)"
-					in.ExpressionAttributeValues[":p"] = &types.AttributeValueMemberS{Value: o.skPrefix}
-				} else {
-					*in.KeyConditionExpression += " AND #sk BETWEEN :a AND :b"
-					in.ExpressionAttributeValues[":a"] = &types.AttributeValueMemberS{Value: o.skFrom}
-					in.ExpressionAttributeValues[":b"] = &types.AttributeValueMemberS{Value: o.skTo}
-				}
-			}
-			count := 0
-			p := dynamodb.NewQueryPaginator(client, in)
-			for p.HasMorePages() && (o.limit == 0 || int32(count) < o.limit) {
-				page, err := p.NextPage(ctx)
+			for _, it := range plain {
+				b, err := json.Marshal(jsonNumbers(it))
 				if err != nil {
-					return fmt.Errorf("query %s: %w", o.table, err)
+					return err
 				}
-				for _, item := range page.Items {
-					b, err := json.Marshal(plainItem(item))
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(g.stdout, string(b))
-					count++
-				}
+				fmt.Fprintln(g.stdout, string(b))
 			}
-			fmt.Fprintf(g.stderr, "%s\n", plural(count, "item"))
+			fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
 			return nil
 		},
 	}
@@ -139,34 +85,27 @@ with DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#
 	return cmd
 }
 
-// plainItem renders an item as plain JSON for people: strings and numbers as
-// themselves (numbers as their exact text), nested maps and lists as JSON.
-func plainItem(item map[string]types.AttributeValue) map[string]any {
-	out := make(map[string]any, len(item))
-	for k, v := range item {
-		out[k] = plainValue(v)
-	}
-	return out
-}
-
-func plainValue(av types.AttributeValue) any {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return v.Value
-	case *types.AttributeValueMemberN:
-		return json.Number(v.Value)
-	case *types.AttributeValueMemberBOOL:
-		return v.Value
-	case *types.AttributeValueMemberNULL:
-		return nil
-	case *types.AttributeValueMemberL:
-		l := make([]any, len(v.Value))
-		for i, e := range v.Value {
-			l[i] = plainValue(e)
+// jsonNumbers replaces the exact numbers attributevalue decodes
+// (attributevalue.Number) by json.Number, so that they print as JSON
+// numbers with every digit.
+func jsonNumbers(v any) any {
+	switch v := v.(type) {
+	case attributevalue.Number:
+		return json.Number(v)
+	case map[string]any:
+		for k, e := range v {
+			v[k] = jsonNumbers(e)
 		}
-		return l
-	case *types.AttributeValueMemberM:
-		return plainItem(v.Value)
+	case []any:
+		for i, e := range v {
+			v[i] = jsonNumbers(e)
+		}
+	case []attributevalue.Number:
+		out := make([]json.Number, len(v))
+		for i, n := range v {
+			out[i] = json.Number(n)
+		}
+		return out
 	}
-	return transform.JSONValue(av)
+	return v
 }

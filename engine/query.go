@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/tableread"
+)
+
+// Items are read back with the SDK's own feature packages: expression
+// builds the key conditions, attributevalue decodes results into the
+// caller's types (UnmarshalItems). Items are written, on the other hand,
+// from AttributeValues that transform builds by hand: exact numerics and
+// sortable timestamps cannot go through attributevalue's Go types
+// (float64, time.Time's default encoding).
+
+// Querier is what Query calls; *dynamodb.Client fits.
+type Querier interface {
+	tableread.Describer
+	Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+}
+
+var _ Querier = (*dynamodb.Client)(nil)
+
+// QueryInput is one partition of a table or index, with an optional
+// sort-key condition. Key attribute names are looked up with
+// DescribeTable: give values only.
+type QueryInput struct {
+	Table string
+	Index string // a global or local secondary index; "" for the table
+	PK    string // partition key value
+	// At most one sort-key condition: SKPrefix (begins_with), or
+	// SKFrom..SKTo (between, inclusive), or SKEquals.
+	SKPrefix, SKFrom, SKTo, SKEquals string
+	Desc                             bool  // descending sort-key order
+	Limit                            int32 // at most this many items; 0 = all
+	Attributes                       []string
+	Consistent                       bool
+}
+
+// Query reads the items of one partition, page after page, in sort-key
+// order. Decode them into your own types with UnmarshalItems.
+func Query(ctx context.Context, client Querier, q QueryInput) ([]map[string]types.AttributeValue, error) {
+	desc, err := tableread.Describe(ctx, client, q.Table)
+	if err != nil {
+		return nil, err
+	}
+	if desc == nil {
+		return nil, fmt.Errorf("query: table %s does not exist", q.Table)
+	}
+	pkName, skName, err := keyNamesOf(desc, q.Index)
+	if err != nil {
+		return nil, err
+	}
+	cond := expression.Key(pkName).Equal(expression.Value(q.PK))
+	if sk, ok, err := skCondition(q, skName); err != nil {
+		return nil, err
+	} else if ok {
+		cond = cond.And(sk)
+	}
+	b := expression.NewBuilder().WithKeyCondition(cond)
+	if len(q.Attributes) > 0 {
+		proj := expression.NamesList(expression.Name(q.Attributes[0]))
+		for _, a := range q.Attributes[1:] {
+			proj = proj.AddNames(expression.Name(a))
+		}
+		b = b.WithProjection(proj)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(q.Table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		ProjectionExpression:      expr.Projection(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward:          aws.Bool(!q.Desc),
+		ConsistentRead:            aws.Bool(q.Consistent),
+	}
+	if q.Index != "" {
+		in.IndexName = aws.String(q.Index)
+	}
+	if q.Limit > 0 {
+		in.Limit = aws.Int32(q.Limit)
+	}
+	var out []map[string]types.AttributeValue
+	p := dynamodb.NewQueryPaginator(client, in)
+	for p.HasMorePages() && (q.Limit == 0 || int32(len(out)) < q.Limit) {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", q.Table, err)
+		}
+		out = append(out, page.Items...)
+	}
+	if q.Limit > 0 && int32(len(out)) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// skCondition is q's sort-key condition, if it has one.
+func skCondition(q QueryInput, skName string) (expression.KeyConditionBuilder, bool, error) {
+	n := 0
+	for _, set := range []bool{q.SKPrefix != "", q.SKFrom != "" || q.SKTo != "", q.SKEquals != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return expression.KeyConditionBuilder{}, false, nil
+	case n > 1:
+		return expression.KeyConditionBuilder{}, false, kinded(ErrConfig, fmt.Errorf("query: give one sort-key condition: a prefix, a range or a value"))
+	case skName == "":
+		return expression.KeyConditionBuilder{}, false, kinded(ErrConfig, fmt.Errorf("query: the key has no sort key to filter on"))
+	}
+	sk := expression.Key(skName)
+	switch {
+	case q.SKPrefix != "":
+		return sk.BeginsWith(q.SKPrefix), true, nil
+	case q.SKEquals != "":
+		return sk.Equal(expression.Value(q.SKEquals)), true, nil
+	case q.SKFrom == "" || q.SKTo == "":
+		return expression.KeyConditionBuilder{}, false, kinded(ErrConfig, fmt.Errorf("query: a sort-key range needs both ends"))
+	}
+	return sk.Between(expression.Value(q.SKFrom), expression.Value(q.SKTo)), true, nil
+}
+
+// keyNamesOf returns the key attribute names of the table or one of its
+// indexes; an unknown index is an error listing those that exist.
+func keyNamesOf(desc *types.TableDescription, index string) (pk, sk string, err error) {
+	if index == "" {
+		pk, sk = tableread.KeyNames(desc)
+		return pk, sk, nil
+	}
+	var names []string
+	for _, gsi := range desc.GlobalSecondaryIndexes {
+		if aws.ToString(gsi.IndexName) == index {
+			pk, sk = tableread.KeySchemaNames(gsi.KeySchema)
+			return pk, sk, nil
+		}
+		names = append(names, aws.ToString(gsi.IndexName))
+	}
+	for _, lsi := range desc.LocalSecondaryIndexes {
+		if aws.ToString(lsi.IndexName) == index {
+			pk, sk = tableread.KeySchemaNames(lsi.KeySchema)
+			return pk, sk, nil
+		}
+		names = append(names, aws.ToString(lsi.IndexName))
+	}
+	return "", "", kinded(ErrConfig, fmt.Errorf("query: table %s has no index %s (its indexes: %v)", aws.ToString(desc.TableName), index, names))
+}
+
+// UnmarshalItems decodes items into out, a pointer to a slice of your own
+// struct (dynamodbav tags) or map type. Numbers decode exactly into
+// integer, float or attributevalue.Number fields, and into
+// attributevalue.Number (not float64) where out holds interface values.
+func UnmarshalItems(items []map[string]types.AttributeValue, out any) error {
+	dec := attributevalue.NewDecoder(func(o *attributevalue.DecoderOptions) { o.UseNumber = true })
+	return dec.Decode(&types.AttributeValueMemberL{Value: toList(items)}, out)
+}
+
+func toList(items []map[string]types.AttributeValue) []types.AttributeValue {
+	out := make([]types.AttributeValue, len(items))
+	for i, it := range items {
+		out[i] = &types.AttributeValueMemberM{Value: it}
+	}
+	return out
+}
