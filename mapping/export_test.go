@@ -1,0 +1,4 @@
+package mapping
+
+// TemplatesDisjoint exposes templatesDisjoint to the fuzz test.
+var TemplatesDisjoint = templatesDisjoint
