@@ -386,11 +386,25 @@ func (s *Source) Position(row extract.Row) []any {
 
 // SourceKey formats the row's key as "col=value, col=value".
 func (s *Source) SourceKey(row extract.Row) string {
-	parts := make([]string, len(s.keyIdx))
+	var b []byte
 	for i, idx := range s.keyIdx {
-		parts[i] = fmt.Sprintf("%s=%v", s.Query.Columns[idx].Name, row.Values[idx])
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, s.Query.Columns[idx].Name...)
+		b = append(b, '=')
+		switch v := row.Values[idx].(type) {
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case string:
+			b = append(b, v...)
+		case extract.Decimal:
+			b = append(b, v...)
+		default:
+			b = fmt.Append(b, v)
+		}
 	}
-	return strings.Join(parts, ", ")
+	return string(b)
 }
 
 // HasEntity reports whether the source builds the named entity.
@@ -442,9 +456,23 @@ func (p *Plan) SetShardCount(entity, index string, n int) {
 // Entities whose item cannot be built report a RowError; the others still
 // produce their items.
 func (s *Source) Apply(row extract.Row) ([]Item, []*RowError) {
-	var items []Item
+	items, errs := s.Build(row)
+	if len(items) > 0 {
+		key := s.SourceKey(row)
+		for i := range items {
+			items[i].SourceKey = key
+		}
+	}
+	return items, errs
+}
+
+// Build is Apply without the items' SourceKey, which is a formatted string
+// per row that most rows never need: a caller that reports an item's
+// origin calls SourceKey when it does. Row errors carry their key.
+func (s *Source) Build(row extract.Row) ([]Item, []*RowError) {
+	items := make([]Item, 0, len(s.Entities))
 	var errs []*RowError
-	key := s.SourceKey(row)
+	key := &rowKey{src: s, row: row}
 	for _, ep := range s.Entities {
 		it, err := ep.apply(s, row, key)
 		if err != nil {
@@ -456,8 +484,23 @@ func (s *Source) Apply(row extract.Row) ([]Item, []*RowError) {
 	return items, errs
 }
 
-func (ep *entityPlan) rowErr(key, col string, err error) *RowError {
-	return &RowError{Entity: ep.e.Name, Table: ep.tableName, Key: key, Column: col, Err: err}
+// rowKey is a row's SourceKey, formatted the first time it is needed.
+type rowKey struct {
+	src  *Source
+	row  extract.Row
+	text string
+	done bool
+}
+
+func (k *rowKey) String() string {
+	if !k.done {
+		k.text, k.done = k.src.SourceKey(k.row), true
+	}
+	return k.text
+}
+
+func (ep *entityPlan) rowErr(key *rowKey, col string, err error) *RowError {
+	return &RowError{Entity: ep.e.Name, Table: ep.tableName, Key: key.String(), Column: col, Err: err}
 }
 
 // shardOf picks the shard for a row: a stable hash, so that every run and
@@ -468,7 +511,7 @@ func shardOf(text string, n int) string {
 	return strconv.FormatUint(h.Sum64()%uint64(n), 10)
 }
 
-func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowError) {
+func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *RowError) {
 	m := ep.m
 	attrs := make(map[string]types.AttributeValue, len(ep.attrs)+6)
 	render := func(kp keyPlan, attr string, ip *indexPlan) (bool, *RowError) {
@@ -485,8 +528,10 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 				if ip.shardCount < 1 {
 					return false, ep.rowErr(key, "", fmt.Errorf("index %s: shard count is not computed", ip.name))
 				}
-				in := key
-				if ip.shardBy >= 0 {
+				var in string
+				if ip.shardBy < 0 {
+					in = key.String()
+				} else {
 					c := s.column(ip.shardBy)
 					txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
 					if errors.Is(err, errNull) {
@@ -554,7 +599,7 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		}
 		attrs[emp.em.Attribute] = av
 	}
-	return Item{Entity: ep.e.Name, Table: ep.tableName, SourceKey: key, Attrs: attrs}, nil
+	return Item{Entity: ep.e.Name, Table: ep.tableName, Attrs: attrs}, nil
 }
 
 // build turns the child rows into a map or list attribute. More children
