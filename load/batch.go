@@ -47,7 +47,7 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 			return EntityStats{}
 		})
 
-		out, err := w.client.BatchWriteItem(ctx, w.input(ps))
+		out, err := w.client.BatchWriteItem(ctx, w.input(ps), withBody(w.body(ps)))
 		r.tally.update(func(s *Stats) { s.Calls++ })
 		if err == nil && out == nil {
 			return fmt.Errorf("load: write to table %q: BatchWriteItem returned neither output nor error", cfg.Table)
@@ -179,6 +179,27 @@ func (r *run) ack(done []*pending) {
 	r.tally.items(done, func(p *pending) EntityStats { return EntityStats{Written: 1, WCU: int64(p.wcu)} })
 }
 
+// body is the request body of a call writing ps: the requests encoded
+// when the items were accepted, in the envelope.
+func (w *Writer) body(ps []*pending) []byte {
+	n := len(w.envelope) + len("]}}")
+	for _, p := range ps {
+		n += p.wire()
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, w.envelope...)
+	for i, p := range ps {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, p.req...)
+	}
+	return append(buf, "]}}"...)
+}
+
+// input is the call's input: the same requests as body, for the SDK's
+// validation and endpoint resolution, and for clients that are not the
+// SDK's.
 func (w *Writer) input(ps []*pending) *dynamodb.BatchWriteItemInput {
 	reqs := make([]types.WriteRequest, len(ps))
 	for i, p := range ps {
@@ -218,7 +239,7 @@ func (w *Writer) split(ps []*pending, unprocessed map[string][]types.WriteReques
 		}
 	}
 	for _, p := range ps {
-		if keys[p.key] {
+		if keys[w.key(p)] {
 			rest = append(rest, p)
 		} else {
 			done = append(done, p)
@@ -243,13 +264,31 @@ func (w *Writer) keyAttrs(attrs map[string]types.AttributeValue) map[string]type
 // keyOfAttrs returns the canonical primary key of an item and the hash of
 // its partition key.
 func (w *Writer) keyOfAttrs(attrs map[string]types.AttributeValue) (string, uint64) {
-	buf := make([]byte, 0, 64)
-	tag, val, _ := scalar(attrs[w.cfg.PartitionKey])
-	buf = appendKeyPart(buf, tag, val)
+	buf := AppendKey(make([]byte, 0, 64), attrs, w.cfg.PartitionKey, "")
 	pkLen := len(buf)
 	if w.cfg.SortKey != "" {
-		tag, val, _ = scalar(attrs[w.cfg.SortKey])
+		tag, val, _ := scalar(attrs[w.cfg.SortKey])
 		buf = appendKeyPart(buf, tag, val)
 	}
 	return string(buf), maphash.Bytes(w.seed, buf[:pkLen])
+}
+
+// AppendKey appends the canonical form of an item's primary key to dst:
+// equal for two items DynamoDB stores under the same key (numbers compare
+// by value, so 1.50 and 15e-1 are one key). sortKey is "" for a table
+// without one.
+func AppendKey(dst []byte, attrs map[string]types.AttributeValue, partitionKey, sortKey string) []byte {
+	tag, val, _ := scalar(attrs[partitionKey])
+	dst = appendKeyPart(dst, tag, val)
+	if sortKey != "" {
+		tag, val, _ = scalar(attrs[sortKey])
+		dst = appendKeyPart(dst, tag, val)
+	}
+	return dst
+}
+
+// DisplayKey renders an item's primary key for messages, as row errors
+// do: PK="CUSTOMER#42" SK="PROFILE".
+func DisplayKey(attrs map[string]types.AttributeValue, partitionKey, sortKey string) string {
+	return displayKey(attrs, partitionKey, sortKey)
 }

@@ -51,9 +51,14 @@ type Config struct {
 
 	// OnDuplicate is OnDuplicateFail (default) or OnDuplicateSkip.
 	OnDuplicate string
-	// RecentKeys is how many recent full keys (with origins) are kept to
-	// confirm duplicates and name both origins. Default 65536.
+	// RecentKeys is how many recent keys (with origins) are kept to find
+	// duplicates and name both origins. Default 65536.
 	RecentKeys int
+	// UniqueEntities names entities (Origin.Entity) whose items are known
+	// to have keys unique within the run, e.g. proven from the source's
+	// unique keys (see mapping.ProveUniqueKeys): the writer skips the
+	// duplicate check for them.
+	UniqueEntities []string
 	// MaxItemErrors is the number of row errors Write tolerates before it
 	// stops; 0 (default) stops at the first, -1 never stops. Write returns
 	// every row error it collected in any case.

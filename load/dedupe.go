@@ -2,12 +2,14 @@ package load
 
 import "hash/maphash"
 
-// dedupe remembers the primary keys of one run: a set of 64-bit hashes of
-// every key, and the full key and origin of the most recent ones (see the
-// package documentation for the memory cost). It is used by one goroutine.
+// dedupe remembers the primary keys of the most recent items of one run,
+// with their origins: a bounded ring, so that its memory does not grow with
+// the table. It finds duplicates that arrive within that many items of
+// each other, before the second is written; a caller that must find every
+// duplicate checks the keys of all written items afterwards (package
+// engine sorts them on disk). It is used by one goroutine.
 type dedupe struct {
 	seed  maphash.Seed
-	seen  map[uint64]struct{}
 	ring  []recentKey
 	next  int
 	index map[string]int // key -> position in ring
@@ -24,13 +26,12 @@ type dupState int
 const (
 	dupNone        dupState = iota // first time this key is seen
 	dupConfirmed                   // same key as a recent item, whose origin is returned
-	dupUnconfirmed                 // hash seen before, but the earlier key is no longer held
+	dupUnconfirmed                 // not reported by dedupe (kept for callers that report it)
 )
 
 func newDedupe(recent int) *dedupe {
 	return &dedupe{
 		seed:  maphash.MakeSeed(),
-		seen:  make(map[uint64]struct{}),
 		ring:  make([]recentKey, 0, min(recent, 1024)),
 		index: make(map[string]int),
 	}
@@ -39,14 +40,10 @@ func newDedupe(recent int) *dedupe {
 // add records key (with its origin) and says whether it was seen before.
 // capacity bounds the ring of recent keys.
 func (d *dedupe) add(key string, o Origin, capacity int) (dupState, Origin) {
-	h := maphash.String(d.seed, key)
-	if _, hit := d.seen[h]; hit {
-		if i, ok := d.index[key]; ok {
-			return dupConfirmed, d.ring[i].origin
-		}
-		return dupUnconfirmed, Origin{}
+	if i, ok := d.index[key]; ok {
+		return dupConfirmed, d.ring[i].origin
 	}
-	d.seen[h] = struct{}{}
+	o = o.resolved() // keep the key, not the row it came from
 	if len(d.ring) < capacity {
 		d.index[key] = len(d.ring)
 		d.ring = append(d.ring, recentKey{key, o})

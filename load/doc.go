@@ -35,22 +35,29 @@
 //
 // # Duplicates
 //
-// The writer keeps a set of 64-bit hashes (hash/maphash, a random seed per
-// Writer) of every accepted primary key: about 10-20 bytes per item with Go's
-// map growth (8 bytes of key, control bytes, load factor at most 7/8, doubling
-// on growth), i.e. 100-200 MB per 10 million items. It also keeps the full key
-// and origin of the Config.RecentKeys most recent items (default 65,536, about
-// 150-250 bytes each). On a hash hit the real keys are compared against that
-// ring: a match is a confirmed duplicate and the error names both origins. A
-// hash hit whose earlier key has left the ring is still reported as a
-// duplicate, naming the second origin and the key (the chance that two
-// different keys collide is about n²/2⁶⁵, 3·10⁻⁴ for 100 million items). With
-// OnDuplicate "skip", confirmed duplicates are skipped (counted in
-// Stats.Duplicates and acknowledged at once, since they need no write), and
-// unconfirmed ones are still errors: the writer never drops an item it cannot
-// prove to be a duplicate.
+// The writer keeps the key and origin of the Config.RecentKeys most recent
+// items (default 65,536, about 150-250 bytes each): an item whose key is
+// among them is a duplicate, a row error naming both origins, found before
+// it is written. Its memory does not grow with the table, so a duplicate
+// of an older key is not found here: package engine proves most mappings'
+// keys unique from the source's unique keys (Config.UniqueEntities lists
+// those entities, whose items skip the check entirely) and checks the keys
+// of the other entities' written items on disk at the end of the run. With
+// OnDuplicate "skip", duplicates found are skipped (counted in
+// Stats.Duplicates and acknowledged at once, since they need no write).
 //
 // A Writer remembers keys across its Write calls: use one Writer per run.
+//
+// # Request bodies
+//
+// The writer encodes each item's request of the BatchWriteItem body when
+// it accepts the item, in the walk over its attributes that also measures
+// its size and finds nil values, and sends batches of these with the SDK's
+// client: the SDK validates the input, resolves the endpoint, signs the
+// body, retries and decodes the answer, but does not serialize the items
+// again on every call. The encoding is the SDK's, escaping included (a
+// test compares them). Clients that are not *dynamodb.Client receive the
+// same requests in the input.
 //
 // # Retries inside the SDK
 //

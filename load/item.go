@@ -45,18 +45,38 @@ type Origin struct {
 	Entity    string // mapping entity, e.g. "customer"
 	Table     string // source table, e.g. "customers"
 	SourceKey string // source row key, e.g. "customer_id=42"
+	// Row gives the source row key when SourceKey is empty, for a caller
+	// that would rather not format a key for every row when almost none
+	// is ever reported. See Key.
+	Row interface{ SourceKey() string }
+}
+
+// Key is the source row key: SourceKey, or else what Row gives.
+func (o Origin) Key() string {
+	if o.SourceKey == "" && o.Row != nil {
+		return o.Row.SourceKey()
+	}
+	return o.SourceKey
+}
+
+// resolved returns o with its source row key formatted, holding on to no
+// row.
+func (o Origin) resolved() Origin {
+	o.SourceKey, o.Row = o.Key(), nil
+	return o
 }
 
 // String renders o as "customers row customer_id=42 (entity customer)".
 func (o Origin) String() string {
 	var b strings.Builder
+	key := o.Key()
 	switch {
-	case o.Table != "" && o.SourceKey != "":
-		fmt.Fprintf(&b, "%s row %s", o.Table, o.SourceKey)
+	case o.Table != "" && key != "":
+		fmt.Fprintf(&b, "%s row %s", o.Table, key)
 	case o.Table != "":
 		fmt.Fprintf(&b, "%s row", o.Table)
-	case o.SourceKey != "":
-		fmt.Fprintf(&b, "row %s", o.SourceKey)
+	case key != "":
+		fmt.Fprintf(&b, "row %s", key)
 	}
 	if o.Entity != "" {
 		if b.Len() > 0 {

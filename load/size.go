@@ -1,10 +1,8 @@
 package load
 
 import (
-	"encoding/base64"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -197,96 +195,6 @@ func indexesOf(item map[string]types.AttributeValue, indexes []Index) int {
 			}
 		}
 		n++
-	}
-	return n
-}
-
-// requestBytes estimates, from above, how many bytes item adds to a
-// BatchWriteItem request body as the SDK serializes it:
-// {"PutRequest":{"Item":{...}}}, plus a separating comma.
-func requestBytes(item map[string]types.AttributeValue) int {
-	n := len(`{"PutRequest":{"Item":{}}},`)
-	for name, av := range item {
-		n += jsonStringLen(name) + 1 + valueBytes(av) + 1
-	}
-	return n
-}
-
-func valueBytes(av types.AttributeValue) int {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return len(`{"S":}`) + jsonStringLen(v.Value)
-	case *types.AttributeValueMemberN:
-		return len(`{"N":""}`) + len(v.Value)
-	case *types.AttributeValueMemberB:
-		return len(`{"B":""}`) + base64.StdEncoding.EncodedLen(len(v.Value))
-	case *types.AttributeValueMemberBOOL:
-		return len(`{"BOOL":false}`)
-	case *types.AttributeValueMemberNULL:
-		return len(`{"NULL":false}`)
-	case *types.AttributeValueMemberSS:
-		n := len(`{"SS":[]}`)
-		for _, s := range v.Value {
-			n += jsonStringLen(s) + 1
-		}
-		return n
-	case *types.AttributeValueMemberNS:
-		n := len(`{"NS":[]}`)
-		for _, s := range v.Value {
-			n += len(s) + 3
-		}
-		return n
-	case *types.AttributeValueMemberBS:
-		n := len(`{"BS":[]}`)
-		for _, b := range v.Value {
-			n += base64.StdEncoding.EncodedLen(len(b)) + 3
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		n := len(`{"M":{}}`)
-		for name, e := range v.Value {
-			n += jsonStringLen(name) + 1 + valueBytes(e) + 1
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := len(`{"L":[]}`)
-		for _, e := range v.Value {
-			n += valueBytes(e) + 1
-		}
-		return n
-	}
-	return len(`{"NULL":false}`)
-}
-
-// jsonStringLen is the length of s as a JSON string the way smithy-go's
-// encoder writes it: quotes, \" \\ \n \r \t as two bytes, other control bytes
-// and invalid UTF-8 bytes as six (\u00XX, \ufffd), U+2028/U+2029 as six.
-func jsonStringLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
-				n += 2
-			case c < 0x20:
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			n += 6
-		case r == '\u2028' || r == '\u2029':
-			n += 6
-		default:
-			n += size
-		}
-		i += size
 	}
 	return n
 }

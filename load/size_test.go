@@ -129,24 +129,3 @@ func TestWriteUnits(t *testing.T) {
 		t.Errorf("ItemWriteUnits in GSI2 = %d, want 4", got)
 	}
 }
-
-func TestJSONStringLen(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		s    string
-		want int
-	}{
-		{"", 2},
-		{"abc", 5},
-		{`a"b`, 6},
-		{"a\nb", 6},
-		{"\x01", 8},
-		{"é", 4},
-		{"\u2028", 8},
-		{"\xff", 8},
-	} {
-		if got := jsonStringLen(tt.s); got != tt.want {
-			t.Errorf("jsonStringLen(%q) = %d, want %d", tt.s, got, tt.want)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // BatchWriter is the part of the DynamoDB client the Writer uses.
@@ -27,13 +28,17 @@ const maxReportedItemErrors = 1000
 // run (it remembers the keys it has seen). Write must not be called
 // concurrently on the same Writer.
 type Writer struct {
-	client  BatchWriter
-	cfg     Config
-	clk     clock
-	backoff backoff
-	limiter *limiter
-	dedupe  *dedupe
-	seed    maphash.Seed
+	client   BatchWriter
+	cfg      Config
+	clk      clock
+	backoff  backoff
+	limiter  *limiter
+	dedupe   *dedupe
+	seed     maphash.Seed
+	unique   map[string]bool // Config.UniqueEntities
+	envelope []byte          // {"RequestItems":{"<table>":[
+	slab     []byte          // holds the encoded requests of accepted items
+	scratch  []byte
 
 	running atomic.Bool
 	reached atomic.Bool // DynamoDB answered at least once
@@ -53,7 +58,7 @@ func NewWriter(client BatchWriter, cfg Config) (*Writer, error) {
 
 func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 	d := newDedupe(cfg.RecentKeys)
-	return &Writer{
+	w := &Writer{
 		client:  client,
 		cfg:     cfg,
 		clk:     clk,
@@ -61,18 +66,29 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 		limiter: newLimiter(clk, cfg.Logger, cfg.MaxWCU, cfg.MinWCU),
 		dedupe:  d,
 		seed:    d.seed,
+		unique:  map[string]bool{},
 	}
+	for _, e := range cfg.UniqueEntities {
+		w.unique[e] = true
+	}
+	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
+	return w
 }
 
 // pending is an accepted item on its way to DynamoDB.
 type pending struct {
-	item   Item
-	key    string // canonical primary key
-	pkHash uint64 // hash of the partition key alone, for interleaving
-	wire   int    // request bytes (upper bound)
-	wcu    int    // write units, table plus indexes
-	sent   int    // times sent so far
+	item     Item
+	req      []byte // the item's request in the body: {"PutRequest":{"Item":{...}}}
+	key      string // canonical primary key; computed when needed (see key)
+	pkHash   uint64 // hash of the partition key alone, for interleaving
+	seq      uint64 // arrival order in the window
+	waitFrom uint64 // items handed out of the window when it arrived
+	wcu      int    // write units, table plus indexes
+	sent     int    // times sent so far
 }
+
+// wire is how many bytes p adds to a request body (its comma included).
+func (p *pending) wire() int { return len(p.req) + 1 }
 
 // run is the state of one Write call.
 type run struct {
@@ -120,7 +136,10 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 // Linger (so a producer that waits for acknowledgements is never stuck).
 func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	cfg := r.w.cfg
-	var win window
+	// Sorted input makes items wait about one window's worth of sends
+	// anyway (one turn per round of the buckets); four bounds the wait
+	// without disturbing that.
+	win := window{maxWait: 4 * uint64(cfg.Window)}
 	slots := make(chan struct{}, cfg.Concurrency)
 	linger := time.NewTimer(cfg.Linger)
 	defer linger.Stop()
@@ -130,7 +149,7 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	idle := false // no input for Linger: send what is buffered
 	flush := 0    // batches to send now, whatever the window holds
 	lastSend := time.Now()
-	maxBytes := MaxBatchBytes - envelopeBytes(cfg.Table)
+	maxBytes := MaxBatchBytes - len(r.w.envelope) - len("]}}")
 
 	for !closed || win.n > 0 {
 		full := win.n >= cfg.Window || win.bytes >= cfg.WindowBytes
@@ -178,65 +197,93 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 // fills nor idles.
 const staleFactor = 10
 
-// envelopeBytes bounds the request body outside the items:
-// {"RequestItems":{"<table>":[...]}}.
-func envelopeBytes(table string) int {
-	return 64 + jsonStringLen(table)
-}
-
-// accept checks an item and buffers it, or records a row error.
+// accept checks an item and buffers it, or records a row error. It walks
+// the item's attributes once: encoding its request, which also measures
+// its size and finds nil values (encode.go); the key checks look up a few
+// attributes.
 func (r *run) accept(win *window, it Item) {
-	cfg := r.w.cfg
+	w, cfg := r.w, r.w.cfg
 	if len(it.Attrs) == 0 {
 		r.itemError(it, &ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey})
 		return
 	}
-	if name := nilAttr(it.Attrs); name != "" {
-		r.itemError(it, &ItemError{Origin: it.Origin, Key: r.w.displayKey(it), Reason: fmt.Sprintf("attribute %q has no value (nil)", name), Err: ErrInvalidItem})
+	req, size, err := w.encode(it)
+	switch {
+	case errors.Is(err, errNilValue):
+		r.itemError(it, &ItemError{Origin: it.Origin, Key: w.displayKey(it), Reason: fmt.Sprintf("attribute %q has no value (nil)", nilAttr(it.Attrs)), Err: ErrInvalidItem})
+		return
+	case err != nil:
+		r.itemError(it, &ItemError{Origin: it.Origin, Key: w.displayKey(it), Reason: err.Error(), Err: ErrInvalidItem})
 		return
 	}
-	if reason, err := r.w.checkKeys(it); err != nil {
-		r.itemError(it, &ItemError{Origin: it.Origin, Key: r.w.displayKey(it), Reason: reason, Err: err})
+	if reason, err := w.checkKeys(it); err != nil {
+		r.itemError(it, &ItemError{Origin: it.Origin, Key: w.displayKey(it), Reason: reason, Err: err})
 		return
 	}
-	size := ItemSize(it.Attrs)
 	if size > MaxItemSize {
 		r.itemError(it, &ItemError{
-			Origin: it.Origin, Key: r.w.displayKey(it), Err: ErrItemTooLarge,
+			Origin: it.Origin, Key: w.displayKey(it), Err: ErrItemTooLarge,
 			Reason: fmt.Sprintf("item is %d bytes, over DynamoDB's 400 KB (%d-byte) item limit", size, MaxItemSize),
 		})
 		return
 	}
-	key, pkHash := r.w.keyOf(it)
-	switch state, first := r.w.dedupe.add(key, it.Origin, cfg.RecentKeys); state {
-	case dupConfirmed:
-		if cfg.OnDuplicate == OnDuplicateSkip {
-			r.tally.update(func(s *Stats) { s.Duplicates++ })
-			cfg.Logger.Warn("load: skipping duplicate key", "key", r.w.displayKey(it), "origin", it.Origin.String(), "first", first.String())
-			if it.Ack != nil {
-				it.Ack()
+	p := &pending{item: it, pkHash: w.pkHash(it.Attrs), wcu: WriteUnits(size) * (1 + indexesOf(it.Attrs, cfg.Indexes))}
+	if !w.unique[it.Origin.Entity] {
+		switch state, first := w.dedupe.add(w.key(p), it.Origin, cfg.RecentKeys); state {
+		case dupConfirmed:
+			if cfg.OnDuplicate == OnDuplicateSkip {
+				r.tally.update(func(s *Stats) { s.Duplicates++ })
+				cfg.Logger.Warn("load: skipping duplicate key", "key", w.displayKey(it), "origin", it.Origin.String(), "first", first.String())
+				if it.Ack != nil {
+					it.Ack()
+				}
+				return
 			}
+			r.itemError(it, &ItemError{
+				Origin: it.Origin, Key: w.displayKey(it), Err: ErrDuplicateKey,
+				Reason: fmt.Sprintf("duplicate key: %s has the same key; two items of one run must not share a primary key (check the mapping's key templates)", first),
+			})
+			return
+		case dupUnconfirmed:
+			r.itemError(it, &ItemError{
+				Origin: it.Origin, Key: w.displayKey(it), Err: ErrDuplicateKey,
+				Reason: fmt.Sprintf("duplicate key: an earlier item of this run had the same key, but it is no longer among the %d recent keys kept to name it", cfg.RecentKeys),
+			})
 			return
 		}
-		r.itemError(it, &ItemError{
-			Origin: it.Origin, Key: r.w.displayKey(it), Err: ErrDuplicateKey,
-			Reason: fmt.Sprintf("duplicate key: %s has the same key; two items of one run must not share a primary key (check the mapping's key templates)", first),
-		})
-		return
-	case dupUnconfirmed:
-		r.itemError(it, &ItemError{
-			Origin: it.Origin, Key: r.w.displayKey(it), Err: ErrDuplicateKey,
-			Reason: fmt.Sprintf("duplicate key: an earlier item of this run had the same key, but it is no longer among the %d recent keys kept to name it", cfg.RecentKeys),
-		})
-		return
 	}
-	win.push(&pending{
-		item:   it,
-		key:    key,
-		pkHash: pkHash,
-		wire:   requestBytes(it.Attrs),
-		wcu:    WriteUnits(size) * (1 + indexesOf(it.Attrs, cfg.Indexes)),
-	})
+	p.req = w.keep(req)
+	win.push(p)
+}
+
+// encode encodes it's request into the writer's scratch buffer (valid
+// until the next call) and returns it with the item's size.
+func (w *Writer) encode(it Item) ([]byte, int, error) {
+	if it.Delete {
+		buf, err := appendDeleteRequest(w.scratch[:0], it.Attrs, w.cfg.PartitionKey, w.cfg.SortKey)
+		w.scratch = buf
+		return buf, ItemSize(w.keyAttrs(it.Attrs)), err
+	}
+	buf, size, err := appendPutRequest(w.scratch[:0], it.Attrs)
+	w.scratch = buf
+	return buf, size, err
+}
+
+// slabSize is the size of the blocks encoded requests are kept in: one
+// allocation for a few hundred items instead of one each.
+const slabSize = 256 << 10
+
+// keep copies an encoded request into the slab.
+func (w *Writer) keep(req []byte) []byte {
+	if len(req) > slabSize/4 {
+		return append([]byte(nil), req...)
+	}
+	if cap(w.slab)-len(w.slab) < len(req) {
+		w.slab = make([]byte, 0, slabSize)
+	}
+	start := len(w.slab)
+	w.slab = append(w.slab, req...)
+	return w.slab[start:len(w.slab):len(w.slab)]
 }
 
 // checkKeys checks the table's and the indexes' key attributes of an item.
@@ -263,10 +310,18 @@ func (w *Writer) checkKeys(it Item) (string, error) {
 	return "", nil
 }
 
-// keyOf returns the canonical primary key of an item and the hash of its
-// partition key.
-func (w *Writer) keyOf(it Item) (string, uint64) {
-	return w.keyOfAttrs(it.Attrs)
+// key returns the canonical primary key of p's item, computed once.
+func (w *Writer) key(p *pending) string {
+	if p.key == "" {
+		p.key, _ = w.keyOfAttrs(p.item.Attrs)
+	}
+	return p.key
+}
+
+// pkHash hashes an item's partition key value, for interleaving.
+func (w *Writer) pkHash(attrs map[string]types.AttributeValue) uint64 {
+	_, val, _ := scalar(attrs[w.cfg.PartitionKey])
+	return maphash.String(w.seed, val)
 }
 
 func (w *Writer) displayKey(it Item) string {

@@ -1,0 +1,59 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// sdkSerializerID is the ID of the SDK's middleware that serializes an
+// operation's input into the request (dynamodb's serializeRequestMiddleware).
+const sdkSerializerID = "OperationSerializer"
+
+// withBody makes one BatchWriteItem call of the SDK send body, the
+// writer's own encoding of the input's requests, instead of serializing
+// the input again. Everything else of the call stays the SDK's: input
+// validation, endpoint resolution, retries, SigV4 signing (the payload
+// hash is of body), the HTTP transport and the decoding of the response.
+// Clients that are not the SDK's (fakes in tests) ignore the option and
+// read the input, which holds the same requests.
+func withBody(body []byte) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			if _, err := s.Serialize.Swap(sdkSerializerID, bodySerializer{body}); err != nil {
+				return fmt.Errorf("load: replace the SDK's request serializer: %w", err)
+			}
+			return nil
+		})
+	}
+}
+
+// bodySerializer does what the SDK's awsJson 1.0 serializer does for
+// BatchWriteItem, with a body encoded beforehand.
+type bodySerializer struct{ body []byte }
+
+func (bodySerializer) ID() string { return sdkSerializerID }
+
+func (m bodySerializer) HandleSerialize(ctx context.Context, in middleware.SerializeInput, next middleware.SerializeHandler) (middleware.SerializeOutput, middleware.Metadata, error) {
+	req, ok := in.Request.(*smithyhttp.Request)
+	if !ok {
+		return middleware.SerializeOutput{}, middleware.Metadata{}, fmt.Errorf("load: unexpected transport request %T", in.Request)
+	}
+	req.Method = http.MethodPost
+	if req.URL.Path == "" {
+		req.URL.Path = "/"
+	}
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.BatchWriteItem")
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	sreq, err := req.SetStream(bytes.NewReader(m.body))
+	if err != nil {
+		return middleware.SerializeOutput{}, middleware.Metadata{}, fmt.Errorf("load: set request body: %w", err)
+	}
+	*req = *sreq
+	return next.HandleSerialize(ctx, in)
+}
