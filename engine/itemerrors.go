@@ -39,5 +39,5 @@ func describeItemError(e *load.ItemError) string {
 	if e.Key != "" {
 		key = " (item " + e.Key + ")"
 	}
-	return fmt.Sprintf("entity %s, table %s, row %s%s: %s", e.Origin.Entity, e.Origin.Table, e.Origin.SourceKey, key, e.Reason)
+	return fmt.Sprintf("entity %s, table %s, row %s%s: %s", e.Origin.Entity, e.Origin.Table, e.Origin.Key(), key, e.Reason)
 }

@@ -21,6 +21,7 @@ type runner struct {
 	log    *slog.Logger
 	src    *source
 	wm     *watermark
+	keys   *keyCheck // nil when every entity's keys are proven unique
 	reject bool
 	// stopReading ends the read side of the pipeline (fail mode: on the
 	// first refused item).
@@ -128,13 +129,16 @@ func (r *runner) outcome(ctx context.Context, produceErr, writeFatal, saveErr er
 	return produceErr
 }
 
-// readRow is a row read and transformed, on its way to the target.
+// readRow is a row read and transformed, on its way to the target. Its
+// items' origins point to it: the row's key is formatted only for the few
+// that are ever reported.
 type readRow struct {
 	src   *transform.Source
 	row   extract.Row
-	items []load.Item
 	lines []RejectLine // transform rejects
 }
+
+func (rr *readRow) SourceKey() string { return rr.src.SourceKey(rr.row) }
 
 // produce reads the sources, turns rows into items and sends them to the
 // target, registering each row with the watermark in read order. Once the
@@ -142,20 +146,20 @@ type readRow struct {
 // is not held open while the last items are written.
 func (r *runner) produce(ctx context.Context, sources []*transform.Source, after map[string][]any, out chan<- load.Item) error {
 	var current *transform.Source
-	err := r.src.walkSources(ctx, sources, after, func(s *transform.Source, row extract.Row, transformed []transform.Item, rowErrs []*transform.RowError) error {
+	var stats []*entityStats
+	var all []string // the entities of current, in order: the items of a row without row errors
+	err := r.src.walkSources(ctx, sources, after, (*transform.Source).Build, func(s *transform.Source, row extract.Row, items []transform.Item, rowErrs []*transform.RowError) error {
 		if s != current {
-			current = s
-			for _, es := range r.bySource[s.Name] {
+			current, stats, all = s, r.bySource[s.Name], nil
+			for _, es := range stats {
 				es.touch(&es.started)
+				all = append(all, es.name)
 			}
 		}
-		for _, es := range r.bySource[s.Name] {
+		for _, es := range stats {
 			es.rows.Add(1)
 		}
-		rr := &readRow{src: s, row: row, items: make([]load.Item, len(transformed))}
-		for i, it := range transformed {
-			rr.items[i] = load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}}
-		}
+		rr := &readRow{src: s, row: row}
 		if len(rowErrs) > 0 {
 			if !r.reject {
 				return rowErrs[0] // the checkpoint stays before this row
@@ -165,7 +169,7 @@ func (r *runner) produce(ctx context.Context, sources []*transform.Source, after
 				r.rejected(re.Entity, re)
 			}
 		}
-		return r.send(ctx, rr, out)
+		return r.send(ctx, rr, items, all, out)
 	})
 	if err == nil {
 		r.wm.finishReading()
@@ -179,23 +183,47 @@ func (r *runner) produce(ctx context.Context, sources []*transform.Source, after
 // settles its row once: Ack when the target acknowledged it, or, in reject
 // mode, Fail when the target refused it (a reject line for the row). In
 // fail mode a refused item stops reading, and the row never settles, so
-// the checkpoint stays before it.
-func (r *runner) send(ctx context.Context, rr *readRow, out chan<- load.Item) error {
-	entities := make([]string, len(rr.items))
-	for i, it := range rr.items {
-		entities[i] = it.Origin.Entity
+// the checkpoint stays before it. all lists the entities of a row that
+// built an item for each, in order: shared by such rows.
+func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, all []string, out chan<- load.Item) error {
+	entities := all
+	if len(items) != len(all) {
+		entities = make([]string, len(items))
+		for i, it := range items {
+			entities[i] = it.Entity
+		}
 	}
 	var keep *extract.Row
 	if r.reject {
 		keep = &rr.row
 	}
-	rm := r.wm.add(rr.src.Name, rr.src.Position(rr.row), rr.src.SourceKey(rr.row), keep, entities, rr.lines)
-	for _, it := range rr.items {
-		es := r.stats[it.Origin.Entity]
-		it.Ack = func() {
-			es.written.Add(1)
-			es.touch(&es.lastWrite)
-			r.wm.ack(rm)
+	rm, err := r.wm.add(ctx, rr.src.Name, rr.src.Position(rr.row), keep, entities, rr.lines)
+	if err != nil {
+		return err
+	}
+	origin := load.Origin{Row: rr}
+	if r.cfg.Target != nil && len(items) > 0 {
+		// Targets of callers read Origin.SourceKey, as they always could.
+		origin = load.Origin{SourceKey: rr.SourceKey()}
+	}
+	for _, ti := range items {
+		origin.Entity, origin.Table = ti.Entity, ti.Table
+		it := load.Item{Attrs: ti.Attrs, Origin: origin}
+		es := r.stats[ti.Entity]
+		if r.keys.needs(ti.Entity) {
+			key, value := r.keys.record(it)
+			it.Ack = func() {
+				r.keys.add(key, value)
+				es.written.Add(1)
+				es.touch(&es.lastWrite)
+				r.wm.ack(rm)
+			}
+		} else {
+			it.Ack = func() {
+				es.written.Add(1)
+				es.touch(&es.lastWrite)
+				r.wm.ack(rm)
+			}
 		}
 		if r.reject {
 			it.Fail = func(ie *load.ItemError) {

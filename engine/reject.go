@@ -63,7 +63,7 @@ func rowRejects(src *transform.Source, row extract.Row, errs []*transform.RowErr
 // itemReject turns a loader row error into a reject line.
 func itemReject(src *transform.Source, row *extract.Row, e *load.ItemError) RejectLine {
 	l := RejectLine{
-		Entity: e.Origin.Entity, SourceTable: e.Origin.Table, SourceKey: e.Origin.SourceKey,
+		Entity: e.Origin.Entity, SourceTable: e.Origin.Table, SourceKey: e.Origin.Key(),
 		Reason: e.Reason, Stage: "load", Kind: rejectKind(e.Err), ItemKey: e.Key, Row: json.RawMessage("null"),
 	}
 	if row != nil {

@@ -79,6 +79,16 @@ type RunConfig struct {
 	ProgressEvery time.Duration
 	// CheckpointEvery is how often the state file is rewritten. Default 1s.
 	CheckpointEvery time.Duration
+	// MaxPendingRows bounds the rows read ahead of the oldest row whose
+	// items are not all acknowledged: reading waits there. It bounds the
+	// checkpoint's memory when a batch keeps retrying (or a Target holds
+	// items back) while later ones go through. Default
+	// DefaultMaxPendingRows (65,536 rows, a few MB).
+	MaxPendingRows int
+	// TempDir holds the sorted runs of the duplicate-key check of entities
+	// whose keys are not proven unique (see ValidateKeys). Default
+	// os.TempDir().
+	TempDir string
 	// Logger receives the run's log lines. Default: discard.
 	Logger *slog.Logger
 }
@@ -96,6 +106,7 @@ func (c RunConfig) WithDefaults() RunConfig {
 	c.ResumeCommand = cmp.Or(c.ResumeCommand, "the same run again with Resume (--resume) and StateFile (--state) "+c.StateFile)
 	c.ProgressEvery = cmp.Or(c.ProgressEvery, DefaultProgressEvery)
 	c.CheckpointEvery = cmp.Or(c.CheckpointEvery, DefaultCheckpointEvery)
+	c.MaxPendingRows = cmp.Or(c.MaxPendingRows, DefaultMaxPendingRows)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -129,6 +140,9 @@ func (c RunConfig) Validate() error {
 	}
 	if c.MaxRejects < -1 {
 		bad("run: MaxRejects must be -1 (no limit) or more")
+	}
+	if c.MaxPendingRows < 1 {
+		bad("run: MaxPendingRows must be at least 1")
 	}
 	if c.Resume && c.Fresh {
 		bad("run: Resume and Fresh exclude each other")
@@ -286,7 +300,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	defer src.close(ctx)
 	target := cfg.Target
 	if target == nil {
-		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
+		wc := cfg.writerConfig()
+		wc.UniqueEntities = src.keys.UniqueEntities()
+		target = &tableTarget{client: cfg.DynamoDB, cfg: wc, create: cfg.CreateTable}
 	}
 	info, err := target.Open(ctx)
 	if err != nil {
@@ -336,7 +352,16 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 		defer rejects.close()
 	}
-	r.wm = newWatermark(names, rejects)
+	r.wm = newWatermark(names, rejects, cfg.MaxPendingRows)
+	if r.keys, err = newKeyCheck(m, src.keys, cfg.TempDir); err != nil {
+		return nil, err
+	}
+	defer r.keys.close()
+	for _, e := range src.keys.Entities {
+		if !e.Unique {
+			log.Info("keys of this entity are not proven unique: the run checks them for duplicates", "entity", e.Entity, "why", e.Reason)
+		}
+	}
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
 		StartedAt: start.UTC(), RejectFile: cfg.RejectFile,
@@ -379,6 +404,11 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	stopProgress := r.reportProgress(start)
 
 	ls, failure := r.pipeline(ctx, target, toRead, after, save)
+	// Duplicates found now were written: the run is complete, and wrong.
+	var duplicates error
+	if failure == nil && ctx.Err() == nil && r.keys != nil {
+		duplicates = r.checkKeys()
+	}
 	mk, err := save(failure == nil)
 	if err != nil {
 		failure = errors.Join(failure, fmt.Errorf("save checkpoint: %w", err))
@@ -396,6 +426,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	var result error
 	switch {
+	case complete && duplicates != nil:
+		result = duplicates
+		res.Status = StatusFailed
 	case complete && reject && cfg.MaxRejects >= 0 && res.AllRuns.Rejects > int64(cfg.MaxRejects):
 		result = kinded(ErrTooManyRejects, fmt.Errorf("%s, more than --max-rejects %d allows; see %s", plural(res.AllRuns.Rejects, "reject"), cfg.MaxRejects, cfg.RejectFile))
 		res.Status = StatusComplete

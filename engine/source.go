@@ -29,13 +29,25 @@ func LoadMapping(path string) (*mapping.Mapping, error) {
 // pgURL, inside a read-only snapshot, reading nothing but the catalog. The
 // problems come back as mapping.Diagnostics.
 func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) error {
+	_, err := ValidateKeys(ctx, m, pgURL)
+	return err
+}
+
+// ValidateKeys is Validate that also says, for a valid mapping, which
+// entities' keys are proven unique (mapping.ProveUniqueKeys): a run keeps
+// no record of their keys; it checks the others' keys for duplicates,
+// on disk.
+func ValidateKeys(ctx context.Context, m *mapping.Mapping, pgURL string) (mapping.KeyProof, error) {
 	conn, snap, err := openSnapshot(ctx, pgURL)
 	if err != nil {
-		return err
+		return mapping.KeyProof{}, err
 	}
 	defer closeSnapshot(ctx, conn, snap)
-	_, err = checkAgainst(ctx, snap, m)
-	return err
+	cat, err := checkAgainst(ctx, snap, m)
+	if err != nil {
+		return mapping.KeyProof{}, err
+	}
+	return mapping.ProveUniqueKeys(m, cat), nil
 }
 
 // source is a validated mapping, compiled against the catalog, with the
@@ -48,6 +60,8 @@ type source struct {
 	conn *pgx.Conn
 	// shards holds the computed "count: auto" shard counts and their inputs.
 	shards []ShardCount
+	// keys says which entities' keys are proven unique.
+	keys mapping.KeyProof
 }
 
 // ShardCount is the shard count of one sharded index of one entity with
@@ -86,6 +100,7 @@ func openSource(ctx context.Context, m *mapping.Mapping, pgURL string) (*source,
 		src.close(ctx)
 		return nil, err
 	}
+	src.keys = mapping.ProveUniqueKeys(m, cat)
 	return src, nil
 }
 
@@ -116,15 +131,16 @@ func indexesOf(m *mapping.Mapping) []load.Index {
 type rowVisitor func(src *transform.Source, row extract.Row, items []transform.Item, errs []*transform.RowError) error
 
 // walk reads every source table in the snapshot, in key order, and
-// transforms each row.
+// transforms each row (transform.Source.Apply: items with their SourceKey).
 func (s *source) walk(ctx context.Context, visit rowVisitor) error {
-	return s.walkSources(ctx, s.plan.Sources, nil, visit)
+	return s.walkSources(ctx, s.plan.Sources, nil, (*transform.Source).Apply, visit)
 }
 
 // walkSources is walk over some of the plan's sources only (a resumed run
 // skips the ones already done), each starting after the given position
-// (by source name; nil = from the start).
-func (s *source) walkSources(ctx context.Context, sources []*transform.Source, after map[string][]any, visit rowVisitor) error {
+// (by source name; nil = from the start), transforming rows with build.
+func (s *source) walkSources(ctx context.Context, sources []*transform.Source, after map[string][]any,
+	build func(*transform.Source, extract.Row) ([]transform.Item, []*transform.RowError), visit rowVisitor) error {
 	for _, src := range sources {
 		q := src.Query
 		q.After = after[src.Name]
@@ -132,7 +148,7 @@ func (s *source) walkSources(ctx context.Context, sources []*transform.Source, a
 			if err != nil {
 				return err
 			}
-			items, errs := src.Apply(row)
+			items, errs := build(src, row)
 			if err := visit(src, row, items, errs); err != nil {
 				return err
 			}

@@ -27,7 +27,13 @@ type Target interface {
 	// ends. It calls each item's Ack once the item is durably stored, or
 	// its Fail once the item is refused; the engine checkpoints on those
 	// calls only. The error is what stopped Write (row errors of refused
-	// items included, see load.Writer.Write).
+	// items included, see load.Writer.Write). Items come with their
+	// Origin.SourceKey set.
+	//
+	// Write must not wait for more items before it acknowledges the ones
+	// it holds for long: Run reads at most RunConfig.MaxPendingRows rows
+	// ahead of the oldest row whose items are not all settled, then waits
+	// for them.
 	Write(ctx context.Context, items <-chan load.Item) (load.Stats, error)
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"sync"
 
@@ -22,8 +23,10 @@ import (
 // lines of the rows up to the watermark, in read order.
 //
 // Memory is one small record per row between the oldest unfinished row and
-// the newest row read: the writer's window and the channel, unless an item
-// is never acknowledged before Write returns (see lateRejects).
+// the newest row read, and that is bounded: add waits while limit rows are
+// unfinished. Normally the writer's window (which bounds how long an item
+// waits in it, skewed keys or not) and the channel hold far fewer; the
+// bound holds when a batch keeps retrying while later ones go through.
 type watermark struct {
 	mu      sync.Mutex
 	sources []*sourceMark
@@ -31,7 +34,15 @@ type watermark struct {
 	current int // index of the source being read
 	rejects *rejectFile
 	err     error // first error writing the reject file
+
+	queued int           // rows added and not yet passed, over all sources
+	limit  int           // add waits while queued >= limit; 0 = no limit
+	room   chan struct{} // closed when queued drops below limit, for a waiting add
 }
+
+// DefaultMaxPendingRows is the default bound on rows read ahead of the
+// oldest row whose items are not all acknowledged.
+const DefaultMaxPendingRows = 1 << 16
 
 type sourceMark struct {
 	name    string
@@ -49,15 +60,14 @@ type sourceMark struct {
 type rowMark struct {
 	src     *sourceMark
 	pos     []any
-	key     string
 	row     *extract.Row // kept while items are pending (reject mode), for their reject lines
 	pending int
-	sent    []string // entity of each item sent
+	sent    []string // entity of each item sent; may be shared, never modified in place
 	lines   []RejectLine
 }
 
-func newWatermark(names []string, rejects *rejectFile) *watermark {
-	w := &watermark{byName: map[string]*sourceMark{}, rejects: rejects}
+func newWatermark(names []string, rejects *rejectFile, limit int) *watermark {
+	w := &watermark{byName: map[string]*sourceMark{}, rejects: rejects, limit: limit}
 	for i, n := range names {
 		sm := &sourceMark{name: n, index: i, items: map[string]int64{}, rejects: map[string]int64{}}
 		w.sources = append(w.sources, sm)
@@ -85,19 +95,36 @@ func (w *watermark) restore(s checkpoint.Source) {
 
 // add registers a row read from source name, with the entities of the
 // items about to be sent for it and its reject lines. The returned mark is
-// counted down by ack. Sources before this one are now read entirely.
-func (w *watermark) add(name string, pos []any, key string, row *extract.Row, sent []string, lines []RejectLine) *rowMark {
+// counted down by ack. Sources before this one are now read entirely. It
+// waits while the limit of unfinished rows is reached, until rows finish
+// or ctx ends.
+func (w *watermark) add(ctx context.Context, name string, pos []any, row *extract.Row, sent []string, lines []RejectLine) (*rowMark, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for w.limit > 0 && w.queued >= w.limit {
+		if w.room == nil {
+			w.room = make(chan struct{})
+		}
+		room := w.room
+		w.mu.Unlock()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			w.mu.Lock()
+			return nil, ctx.Err()
+		}
+		w.mu.Lock()
+	}
 	sm := w.byName[name]
 	w.readUpTo(sm.index)
-	rm := &rowMark{src: sm, pos: pos, key: key, pending: len(sent), sent: sent, lines: lines}
+	rm := &rowMark{src: sm, pos: pos, pending: len(sent), sent: sent, lines: lines}
 	if len(sent) > 0 {
 		rm.row = row
 	}
 	sm.queue = append(sm.queue, rm)
+	w.queued++
 	w.advance(sm)
-	return rm
+	return rm, nil
 }
 
 // readUpTo marks the sources before index i as read entirely.
@@ -151,6 +178,7 @@ func (w *watermark) advance(sm *sourceMark) {
 		rm := sm.queue[sm.head]
 		sm.queue[sm.head] = nil
 		sm.head++
+		w.queued--
 		sm.after = rm.pos
 		sm.rows++
 		for _, e := range rm.sent {
@@ -166,6 +194,10 @@ func (w *watermark) advance(sm *sourceMark) {
 	if sm.head > 1024 && sm.head*2 > len(sm.queue) {
 		sm.queue = append(sm.queue[:0], sm.queue[sm.head:]...)
 		sm.head = 0
+	}
+	if w.room != nil && w.queued < w.limit {
+		close(w.room)
+		w.room = nil
 	}
 }
 

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,13 +31,21 @@ func TestWatermark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWatermark([]string{"s.a", "s.b"}, rf)
+	w := newWatermark([]string{"s.a", "s.b"}, rf, 0)
+	ctx := t.Context()
+	add := func(name string, pos []any, row *extract.Row, sent []string, lines []RejectLine) *rowMark {
+		rm, err := w.add(ctx, name, pos, row, sent, lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rm
+	}
 	line := func(e, key string) []RejectLine {
 		return []RejectLine{{Entity: e, SourceTable: "s.a", SourceKey: key, Reason: "bad", Row: json.RawMessage("null")}}
 	}
-	r1 := w.add("s.a", []any{int64(1)}, "id=1", nil, []string{"X", "Y"}, nil)
-	r2 := w.add("s.a", []any{int64(2)}, "id=2", nil, nil, line("X", "id=2")) // all rejected: done at once, but behind r1
-	r3 := w.add("s.a", []any{int64(3)}, "id=3", nil, []string{"X"}, line("Y", "id=3"))
+	r1 := add("s.a", []any{int64(1)}, nil, []string{"X", "Y"}, nil)
+	r2 := add("s.a", []any{int64(2)}, nil, nil, line("X", "id=2")) // all rejected: done at once, but behind r1
+	r3 := add("s.a", []any{int64(3)}, nil, []string{"X"}, line("Y", "id=3"))
 	_ = r2
 	pos := func() []any { return w.snapshot().sources[0].After }
 	if p := pos(); p != nil {
@@ -67,7 +77,7 @@ func TestWatermark(t *testing.T) {
 	}
 
 	// The next source starts: the first is read entirely, and done.
-	r4 := w.add("s.b", []any{"k"}, "k=k", &extract.Row{Values: []any{"k"}}, []string{"Z"}, nil)
+	r4 := add("s.b", []any{"k"}, &extract.Row{Values: []any{"k"}}, []string{"Z"}, nil)
 	if m := w.snapshot(); !m.sources[0].Done || m.sources[1].Done {
 		t.Errorf("done = %v, %v; want true, false", m.sources[0].Done, m.sources[1].Done)
 	}
@@ -86,11 +96,15 @@ func TestWatermark(t *testing.T) {
 // goroutines in random order: the watermark ends on the last row.
 func TestWatermarkConcurrentAcks(t *testing.T) {
 	t.Parallel()
-	w := newWatermark([]string{"s.a"}, nil)
+	w := newWatermark([]string{"s.a"}, nil, 0)
 	const rows = 5000
 	var marks []*rowMark
 	for i := range rows {
-		marks = append(marks, w.add("s.a", []any{int64(i)}, "", nil, []string{"A", "B", "C"}[:1+i%3], nil))
+		rm, err := w.add(t.Context(), "s.a", []any{int64(i)}, nil, []string{"A", "B", "C"}[:1+i%3], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marks = append(marks, rm)
 	}
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -107,6 +121,49 @@ func TestWatermarkConcurrentAcks(t *testing.T) {
 	m := w.snapshot()
 	if !m.complete || m.sources[0].Rows != rows || m.sources[0].After[0] != int64(rows-1) {
 		t.Errorf("after all acks: complete %v rows %d after %v", m.complete, m.sources[0].Rows, m.sources[0].After)
+	}
+}
+
+// TestWatermarkBounded: with the limit of unfinished rows reached, add
+// waits until the oldest row finishes, or until its context ends.
+func TestWatermarkBounded(t *testing.T) {
+	t.Parallel()
+	w := newWatermark([]string{"s.a"}, nil, 3)
+	ctx := t.Context()
+	var marks []*rowMark
+	for i := range 3 {
+		rm, err := w.add(ctx, "s.a", []any{int64(i)}, nil, []string{"A"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marks = append(marks, rm)
+	}
+	// The third row finishing does not help: the first holds the others.
+	w.ack(marks[2])
+	added := make(chan error, 1)
+	go func() {
+		_, err := w.add(ctx, "s.a", []any{int64(3)}, nil, []string{"A"}, nil)
+		added <- err
+	}()
+	select {
+	case err := <-added:
+		t.Fatalf("add returned (%v) with 3 rows unfinished", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	w.ack(marks[0])
+	select {
+	case err := <-added:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("add still waits after the oldest row finished")
+	}
+	// Full again (rows 1, 2 and 3 wait for row 1): a canceled add returns.
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := w.add(canceled, "s.a", []any{int64(5)}, nil, []string{"A"}, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
 
