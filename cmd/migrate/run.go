@@ -41,6 +41,7 @@ type runOpts struct {
 
 	quiet       bool
 	summaryJSON string
+	profiles    profiles
 
 	// Set by the command from the flags, not flags themselves.
 	pgFrom        string // where the URL came from: "flag" or the environment variable's name
@@ -124,7 +125,14 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			return runMigration(cmd.Context(), g, o, cmd)
+			if err := o.profiles.start(); err != nil {
+				return err
+			}
+			err := runMigration(cmd.Context(), g, o, cmd)
+			if perr := o.profiles.stop(); perr != nil {
+				err = errors.Join(err, perr)
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -149,6 +157,8 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.BoolVar(&o.fresh, "fresh", false, "start over, ignoring and overwriting the state file")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the summary as JSON to this file")
+	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the run (go tool pprof)")
 	return cmd
 }
 
