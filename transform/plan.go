@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -72,11 +71,17 @@ type entityPlan struct {
 	attrs     []*attrPlan
 	embeds    []*embedPlan
 	tableName string
+	// entityName is the value of the entity attribute, shared by the
+	// entity's items.
+	entityName types.AttributeValue
 }
 
 type keyPlan struct {
 	t    *mapping.Template
 	cols []int // per template part: row position; -1 literal; -2 shard
+	// constant is the value of a template without placeholders, shared by
+	// every item: attribute values are never modified once built.
+	constant types.AttributeValue
 }
 
 type indexPlan struct {
@@ -139,7 +144,7 @@ func Compile(m *mapping.Mapping, cat *mapping.Catalog) (*Plan, error) {
 }
 
 func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping.Table, cat *mapping.Catalog) (*entityPlan, error) {
-	ep := &entityPlan{m: m, e: e, tableName: s.Name}
+	ep := &entityPlan{m: m, e: e, tableName: s.Name, entityName: &types.AttributeValueMemberS{Value: e.Name}}
 	var err error
 	if ep.pk, err = s.keyPlan(t, e.PK, false); err != nil {
 		return nil, err
@@ -344,6 +349,9 @@ func (s *Source) keyPlan(t *mapping.Table, tpl *mapping.Template, shard bool) (k
 	if tpl == nil {
 		return kp, nil
 	}
+	if tpl.Constant() {
+		kp.constant = &types.AttributeValueMemberS{Value: tpl.Prefix()}
+	}
 	kp.cols = make([]int, len(tpl.Parts))
 	for i, part := range tpl.Parts {
 		switch {
@@ -514,15 +522,34 @@ func shardOf(text string, n int) string {
 func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *RowError) {
 	m := ep.m
 	attrs := make(map[string]types.AttributeValue, len(ep.attrs)+6)
+	al := &avAlloc{
+		s: make([]types.AttributeValueMemberS, 0, 2+2*len(ep.indexes)+len(ep.attrs)),
+		n: make([]types.AttributeValueMemberN, 0, len(ep.attrs)),
+	}
+	// The item's key texts go into one buffer (on the stack unless long)
+	// and become one string; each key attribute is a part of it.
+	var scratch [256]byte
+	b := scratch[:0]
+	type keySpan struct {
+		attr       string
+		start, end int
+		constant   types.AttributeValue
+	}
+	var spanBuf [8]keySpan
+	spans := spanBuf[:0]
 	render := func(kp keyPlan, attr string, ip *indexPlan) (bool, *RowError) {
 		if kp.t == nil {
 			return true, nil
 		}
-		var b strings.Builder
+		if kp.constant != nil {
+			spans = append(spans, keySpan{attr: attr, constant: kp.constant})
+			return true, nil
+		}
+		start := len(b)
 		for i, part := range kp.t.Parts {
 			switch kp.cols[i] {
 			case -1:
-				b.WriteString(part.Literal)
+				b = append(b, part.Literal...)
 				continue
 			case -2:
 				if ip.shardCount < 1 {
@@ -535,6 +562,7 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *Row
 					c := s.column(ip.shardBy)
 					txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
 					if errors.Is(err, errNull) {
+						b = b[:start]
 						return false, nil // no shard input: stays out of the index
 					}
 					if err != nil {
@@ -542,20 +570,21 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *Row
 					}
 					in = txt
 				}
-				b.WriteString(shardOf(in, ip.shardCount))
+				b = append(b, shardOf(in, ip.shardCount)...)
 				continue
 			}
 			c := s.column(kp.cols[i])
-			txt, err := KeyText(row.Values[kp.cols[i]], c.Type.Kind, part.Width, m.Separator)
+			var err error
+			b, err = AppendKeyText(b, row.Values[kp.cols[i]], c.Type.Kind, part.Width, m.Separator)
 			if err != nil {
 				if ip != nil && errors.Is(err, errNull) {
+					b = b[:start]
 					return false, nil
 				}
 				return false, ep.rowErr(key, c.Name, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
 			}
-			b.WriteString(txt)
 		}
-		attrs[attr] = &types.AttributeValueMemberS{Value: b.String()}
+		spans = append(spans, keySpan{attr: attr, start: start, end: len(b)})
 		return true, nil
 	}
 	if _, err := render(ep.pk, m.PartitionKey, nil); err != nil {
@@ -577,14 +606,26 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *Row
 		if ok, err = render(ip.sk, ip.skAttr, ip); err != nil {
 			return Item{}, err
 		}
-		if !ok {
-			delete(attrs, ip.pkAttr)
+		if !ok && ip.pk.t != nil {
+			pk := spans[len(spans)-1]
+			spans = spans[:len(spans)-1]
+			if pk.constant == nil {
+				b = b[:pk.start]
+			}
 		}
 	}
-	attrs[m.EntityAttribute] = &types.AttributeValueMemberS{Value: ep.e.Name}
+	text := string(b)
+	for _, sp := range spans {
+		if sp.constant != nil {
+			attrs[sp.attr] = sp.constant
+			continue
+		}
+		attrs[sp.attr] = al.S(text[sp.start:sp.end])
+	}
+	attrs[m.EntityAttribute] = ep.entityName
 	for _, ap := range ep.attrs {
 		c := s.column(ap.col)
-		av, ok, err := AttributeValue(row.Values[ap.col], c.Type, ap.a.As, ap.a.Null)
+		av, ok, err := attributeValue(row.Values[ap.col], c.Type, ap.a.As, ap.a.Null, al)
 		if err != nil {
 			return Item{}, ep.rowErr(key, c.Name, fmt.Errorf("attribute %s: %w", ap.a.Name, err))
 		}
@@ -593,7 +634,7 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *Row
 		}
 	}
 	for _, emp := range ep.embeds {
-		av, col, err := emp.build(row.Values[emp.pos])
+		av, col, err := emp.build(row.Values[emp.pos], al)
 		if err != nil {
 			return Item{}, ep.rowErr(key, col, fmt.Errorf("embed %s: %w", emp.em.Attribute, err))
 		}
@@ -604,7 +645,7 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *Row
 
 // build turns the child rows into a map or list attribute. More children
 // than max is an error: the data would be truncated otherwise.
-func (emp *embedPlan) build(v any) (types.AttributeValue, string, error) {
+func (emp *embedPlan) build(v any, al *avAlloc) (types.AttributeValue, string, error) {
 	children, _ := v.([]extract.Row)
 	if len(children) > emp.em.Max {
 		return nil, "", fmt.Errorf("more than %d rows in %s (max %d): raise max or model the children as their own items", emp.em.Max, emp.em.From, emp.em.Max)
@@ -614,7 +655,7 @@ func (emp *embedPlan) build(v any) (types.AttributeValue, string, error) {
 		m := make(map[string]types.AttributeValue, len(emp.attrs))
 		for _, ap := range emp.attrs {
 			c := emp.cols[ap.col]
-			av, ok, err := AttributeValue(ch.Values[ap.col], c.Type, ap.a.As, ap.a.Null)
+			av, ok, err := attributeValue(ch.Values[ap.col], c.Type, ap.a.As, ap.a.Null, al)
 			if err != nil {
 				return nil, c.Name, fmt.Errorf("child %d: %w", i+1, err)
 			}

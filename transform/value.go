@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,43 @@ var errNull = errors.New("value is NULL")
 // AttributeValue converts one column value to a DynamoDB value. ok is false
 // when the attribute is to be omitted (NULL by default, empty sets).
 func AttributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.NullMode) (types.AttributeValue, bool, error) {
+	return attributeValue(v, t, as, null, nil)
+}
+
+// avAlloc hands out the S and N values of one item from a few slices
+// instead of one allocation each: they live exactly as long as the item.
+// The nil *avAlloc allocates each value on its own.
+type avAlloc struct {
+	s []types.AttributeValueMemberS
+	n []types.AttributeValueMemberN
+}
+
+// avChunk is how many values an avAlloc allocates at once.
+const avChunk = 16
+
+func (a *avAlloc) S(v string) *types.AttributeValueMemberS {
+	if a == nil {
+		return &types.AttributeValueMemberS{Value: v}
+	}
+	if len(a.s) == cap(a.s) {
+		a.s = make([]types.AttributeValueMemberS, 0, avChunk) // the old chunk stays with the values in it
+	}
+	a.s = append(a.s, types.AttributeValueMemberS{Value: v})
+	return &a.s[len(a.s)-1]
+}
+
+func (a *avAlloc) N(v string) *types.AttributeValueMemberN {
+	if a == nil {
+		return &types.AttributeValueMemberN{Value: v}
+	}
+	if len(a.n) == cap(a.n) {
+		a.n = make([]types.AttributeValueMemberN, 0, avChunk)
+	}
+	a.n = append(a.n, types.AttributeValueMemberN{Value: v})
+	return &a.n[len(a.n)-1]
+}
+
+func attributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.NullMode, al *avAlloc) (types.AttributeValue, bool, error) {
 	if v == nil {
 		if null == mapping.NullKeep {
 			return &types.AttributeValueMemberNULL{Value: true}, true, nil
@@ -57,66 +95,70 @@ func AttributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.Nu
 		av, err := listValue(arr, t.Elem)
 		return av, err == nil, err
 	}
-	av, err := scalarValue(v, t.Kind, as)
+	av, err := scalarValueAlloc(v, t.Kind, as, al)
 	return av, err == nil, err
 }
 
 func scalarValue(v any, k pgkind.Kind, as mapping.Conversion) (types.AttributeValue, error) {
+	return scalarValueAlloc(v, k, as, nil)
+}
+
+func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) (types.AttributeValue, error) {
 	switch v := v.(type) {
 	case int64:
 		s := strconv.FormatInt(v, 10)
 		if as == mapping.AsString {
-			return &types.AttributeValueMemberS{Value: s}, nil
+			return al.S(s), nil
 		}
-		return &types.AttributeValueMemberN{Value: s}, nil
+		return al.N(s), nil
 	case extract.Decimal:
 		if as == mapping.AsString {
-			return &types.AttributeValueMemberS{Value: string(v)}, nil
+			return al.S(string(v)), nil
 		}
 		n, err := Number(string(v))
 		if err != nil {
 			return nil, err
 		}
-		return &types.AttributeValueMemberN{Value: n}, nil
+		return al.N(n), nil
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%v cannot be stored in DynamoDB (no NaN or Infinity)", v)
 		}
 		s := strconv.FormatFloat(v, 'g', -1, 64)
 		if as == mapping.AsString {
-			return &types.AttributeValueMemberS{Value: s}, nil
+			return al.S(s), nil
 		}
 		n, err := Number(strconv.FormatFloat(v, 'f', -1, 64))
 		if err != nil {
 			return nil, err
 		}
-		return &types.AttributeValueMemberN{Value: n}, nil
+		return al.N(n), nil
 	case bool:
 		if as == mapping.AsString {
-			return &types.AttributeValueMemberS{Value: strconv.FormatBool(v)}, nil
+			return al.S(strconv.FormatBool(v)), nil
 		}
 		return &types.AttributeValueMemberBOOL{Value: v}, nil
 	case time.Time:
 		switch as {
 		case mapping.AsEpochSecond:
-			return &types.AttributeValueMemberN{Value: epoch(v, 6)}, nil
+			return al.N(epoch(v, 6)), nil
 		case mapping.AsEpochMilli:
-			return &types.AttributeValueMemberN{Value: epoch(v, 3)}, nil
+			return al.N(epoch(v, 3)), nil
 		}
-		return &types.AttributeValueMemberS{Value: formatTime(v, k)}, nil
+		return al.S(formatTime(v, k)), nil
 	case extract.Infinity:
 		if as == mapping.AsString {
-			return &types.AttributeValueMemberS{Value: infinityText(v)}, nil
+			return al.S(infinityText(v)), nil
 		}
 		return nil, fmt.Errorf("%s has no DynamoDB form (declare as: string to keep it as text)", infinityText(v))
 	case []byte:
 		if as == mapping.AsString {
-			return &types.AttributeValueMemberS{Value: base64.StdEncoding.EncodeToString(v)}, nil
+			return al.S(base64.StdEncoding.EncodeToString(v)), nil
 		}
 		return &types.AttributeValueMemberB{Value: v}, nil
 	case extract.JSON:
 		if as == mapping.AsString {
-			return &types.AttributeValueMemberS{Value: string(v)}, nil
+			return al.S(string(v)), nil
 		}
 		return jsonValue(string(v))
 	case string:
@@ -125,9 +167,9 @@ func scalarValue(v any, k pgkind.Kind, as mapping.Conversion) (types.AttributeVa
 			if err != nil {
 				return nil, err
 			}
-			return &types.AttributeValueMemberN{Value: n}, nil
+			return al.N(n), nil
 		}
-		return &types.AttributeValueMemberS{Value: v}, nil
+		return al.S(v), nil
 	}
 	return nil, fmt.Errorf("unsupported value %T", v)
 }
@@ -140,10 +182,15 @@ func infinityText(v extract.Infinity) string {
 }
 
 func formatTime(t time.Time, k pgkind.Kind) string {
+	var buf [len(TimestampLayout)]byte
+	return string(appendTime(buf[:0], t, k))
+}
+
+func appendTime(dst []byte, t time.Time, k pgkind.Kind) []byte {
 	if k == pgkind.Date {
-		return t.UTC().Format(DateLayout)
+		return t.UTC().AppendFormat(dst, DateLayout)
 	}
-	return t.UTC().Format(TimestampLayout)
+	return t.UTC().AppendFormat(dst, TimestampLayout)
 }
 
 // epoch prints seconds (frac 6) or milliseconds (frac 3) since 1970 exactly,
@@ -368,42 +415,55 @@ func jsonable(v any) any {
 // must not be NULL or empty, and must not contain the separator, since that
 // would make composite keys ambiguous.
 func KeyText(v any, k pgkind.Kind, width int, sep string) (string, error) {
-	var s string
+	b, err := AppendKeyText(nil, v, k, width, sep)
+	return string(b), err
+}
+
+// AppendKeyText appends KeyText's text to dst; on error dst is returned as
+// it was.
+func AppendKeyText(dst []byte, v any, k pgkind.Kind, width int, sep string) ([]byte, error) {
+	start := len(dst)
 	switch v := v.(type) {
 	case nil:
-		return "", errNull
+		return dst, errNull
 	case int64:
-		s = strconv.FormatInt(v, 10)
 		if width > 0 {
 			if v < 0 {
-				return "", fmt.Errorf("negative value %d cannot be zero-padded to sort", v)
+				return dst, fmt.Errorf("negative value %d cannot be zero-padded to sort", v)
 			}
-			if len(s) > width {
-				return "", fmt.Errorf("value %d has more than %d digits", v, width)
+			digits := 1
+			for x := v; x >= 10; x /= 10 {
+				digits++
 			}
-			s = strings.Repeat("0", width-len(s)) + s
+			if digits > width {
+				return dst, fmt.Errorf("value %d has more than %d digits", v, width)
+			}
+			for range width - digits {
+				dst = append(dst, '0')
+			}
 		}
+		dst = strconv.AppendInt(dst, v, 10)
 	case extract.Decimal:
 		if _, err := Number(string(v)); err != nil {
-			return "", err
+			return dst, err
 		}
-		s = string(v)
+		dst = append(dst, v...)
 	case string:
-		s = v
+		dst = append(dst, v...)
 	case bool:
-		s = strconv.FormatBool(v)
+		dst = strconv.AppendBool(dst, v)
 	case time.Time:
-		s = formatTime(v, k)
+		dst = appendTime(dst, v, k)
 	case extract.Infinity:
-		return "", fmt.Errorf("%s cannot be part of a key", infinityText(v))
+		return dst, fmt.Errorf("%s cannot be part of a key", infinityText(v))
 	default:
-		return "", fmt.Errorf("a %T value cannot be part of a key", v)
+		return dst, fmt.Errorf("a %T value cannot be part of a key", v)
 	}
-	if s == "" {
-		return "", errors.New("empty string cannot be part of a key")
+	if len(dst) == start {
+		return dst, errors.New("empty string cannot be part of a key")
 	}
-	if sep != "" && strings.Contains(s, sep) {
-		return "", fmt.Errorf("value %q contains the key separator %q", s, sep)
+	if sep != "" && bytes.Contains(dst[start:], []byte(sep)) {
+		return dst[:start], fmt.Errorf("value %q contains the key separator %q", string(dst[start:]), sep)
 	}
-	return s, nil
+	return dst, nil
 }
