@@ -280,7 +280,7 @@ func (b *planBuilder) finish(src *source) {
 	}
 	for _, sr := range src.shards {
 		in := sr.Inputs
-		c.Shards = append(c.Shards, report.Shards{Entity: sr.Entity, Index: sr.Index, AvgItemBytes: in.AvgItemBytes, ItemsPerRCU: in.ItemsPerRCU,
+		c.Shards = append(c.Shards, report.Shards{Entity: sr.Entity, Index: sr.Index, AvgItemBytes: in.AvgItemBytes, SampleItems: in.SampleItems, ItemsPerRCU: in.ItemsPerRCU,
 			PartitionMaxReadRate: in.PartitionMaxReadRate, ReadRate: in.ReadRate, Raw: in.Raw, Count: in.Count})
 	}
 	for _, cp := range est.Copies {

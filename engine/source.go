@@ -178,10 +178,16 @@ func (s *source) estimates(ctx context.Context) (map[string]int64, error) {
 	return out, nil
 }
 
+// shardSampleRows is how many rows of a table count: auto measures.
+const shardSampleRows = 10_000
+
 // computeShards resolves "count: auto" shard counts: it transforms the
-// rows of the entities concerned once (inside the same snapshot, writing
-// nothing) to measure their real average item size, then applies the
-// formula of rule 7.
+// first shardSampleRows rows (in key order) of the tables concerned,
+// inside the same snapshot and writing nothing, to measure the real
+// average item size, then applies the formula of rule 7. A prefix in key
+// order is the same on every run, plan and verify over the same data, and
+// rows added later (at the end of the key order, as a rule) do not change
+// it.
 //
 // Counts given in preset (by entity, then index) are set as they are,
 // without reading anything, e.g. from a resumed run's state file, so that a
@@ -212,11 +218,13 @@ func (s *source) computeShards(ctx context.Context, preset map[[2]string]int) er
 		if !needed {
 			continue
 		}
-		for row, err := range s.snap.Rows(ctx, src.Query) {
+		q := src.Query
+		q.Limit = shardSampleRows
+		for row, err := range s.snap.Rows(ctx, q) {
 			if err != nil {
 				return err
 			}
-			items, _ := src.Apply(row) // row errors are reported by the real pass
+			items, _ := src.Build(row) // row errors are reported by the real pass
 			for _, it := range items {
 				if sz := sizes[it.Entity]; sz != nil {
 					sz[0] += int64(load.ItemSize(it.Attrs))
@@ -232,6 +240,7 @@ func (s *source) computeShards(ctx context.Context, preset map[[2]string]int) er
 			avg = float64(sz[0]) / float64(sz[1])
 		}
 		in := transform.ShardCount(avg, a.ReadRate)
+		in.SampleItems = int(sz[1])
 		s.plan.SetShardCount(a.Entity, a.Index, in.Count)
 		s.shards = append(s.shards, ShardCount{Entity: a.Entity, Index: a.Index, Inputs: in})
 	}

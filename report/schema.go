@@ -212,6 +212,7 @@ type Shards struct {
 	Entity               string  `json:"entity"`
 	Index                string  `json:"index"`
 	AvgItemBytes         float64 `json:"avgItemBytes"`
+	SampleItems          int     `json:"sampleItems,omitempty"` // items the average was measured on
 	ItemsPerRCU          int     `json:"itemsPerRCU"`
 	PartitionMaxReadRate int64   `json:"partitionMaxReadRate"` // items/s one partition serves
 	ReadRate             int64   `json:"readRate"`             // declared peak items/s

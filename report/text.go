@@ -247,8 +247,12 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 }
 
 func shardLine(s Shards) string {
-	return fmt.Sprintf("%s %s: avg item %s → %d items/RCU → %s items/s per partition; readRate %s → %d, padded to %d shards",
-		s.Entity, s.Index, size(s.AvgItemBytes), s.ItemsPerRCU, count(s.PartitionMaxReadRate), count(s.ReadRate), s.Raw, s.Count)
+	sample := ""
+	if s.SampleItems > 0 {
+		sample = " (sample of " + count(int64(s.SampleItems)) + " items)"
+	}
+	return fmt.Sprintf("%s %s: avg item %s%s → %d items/RCU → %s items/s per partition; readRate %s → %d, padded to %d shards",
+		s.Entity, s.Index, size(s.AvgItemBytes), sample, s.ItemsPerRCU, count(s.PartitionMaxReadRate), count(s.ReadRate), s.Raw, s.Count)
 }
 
 func bar(n, peak int64, width int) string {

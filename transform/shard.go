@@ -9,6 +9,7 @@ import (
 // the run and the plan report can print them.
 type ShardInputs struct {
 	AvgItemBytes         float64
+	SampleItems          int   // items AvgItemBytes was measured on; 0 = not said
 	ItemsPerRCU          int   // 4 KB / average item size, at least 1
 	PartitionMaxReadRate int64 // 3000 read units per second per partition
 	ReadRate             int64 // declared items per second at peak
@@ -17,8 +18,12 @@ type ShardInputs struct {
 }
 
 func (s ShardInputs) String() string {
-	return fmt.Sprintf("avg item %.0f B -> %d items/RCU -> %d items/s per partition; readRate %d -> %d shards, padded to %d",
-		s.AvgItemBytes, s.ItemsPerRCU, s.PartitionMaxReadRate, s.ReadRate, s.Raw, s.Count)
+	sample := ""
+	if s.SampleItems > 0 {
+		sample = fmt.Sprintf(" (sample of %d items)", s.SampleItems)
+	}
+	return fmt.Sprintf("avg item %.0f B%s -> %d items/RCU -> %d items/s per partition; readRate %d -> %d shards, padded to %d",
+		s.AvgItemBytes, sample, s.ItemsPerRCU, s.PartitionMaxReadRate, s.ReadRate, s.Raw, s.Count)
 }
 
 // ShardCount applies the formula of docs/modeling.md rule 7:
