@@ -263,7 +263,10 @@ func selectExpr(a string, c mapping.Column) string {
 	case pgkind.Int:
 		return id + "::int8"
 	case pgkind.Numeric:
-		return id + "::numeric" // money reads as numeric too
+		// money reads as numeric too. As text: the server prints numeric
+		// exactly, scale kept, which is Decimal; cheaper than decoding
+		// the binary form through math/big.
+		return id + "::numeric::text"
 	case pgkind.Float:
 		return id + "::float8"
 	case pgkind.Array:
@@ -353,7 +356,7 @@ func scanTarget(t pgkind.Type) any {
 	case pgkind.Int:
 		return new(pgtype.Int8)
 	case pgkind.Numeric:
-		return new(pgtype.Numeric)
+		return new(pgtype.Text) // see selectExpr
 	case pgkind.Float:
 		return new(pgtype.Float8)
 	case pgkind.Bool:
@@ -435,8 +438,11 @@ func decode(target any, t pgkind.Type) (any, error) {
 		if !v.Valid {
 			return nil, nil
 		}
-		if t.Kind == pgkind.JSON {
+		switch t.Kind {
+		case pgkind.JSON:
 			return JSON(v.String), nil
+		case pgkind.Numeric:
+			return Decimal(v.String), nil
 		}
 		return v.String, nil
 	case *pgtype.Array[pgtype.Int8]:
