@@ -26,6 +26,11 @@ type runner struct {
 	// stopReading ends the read side of the pipeline (fail mode: on the
 	// first refused item).
 	stopReading func(error)
+	// failStop is every item's Fail in fail mode: stop reading; the items
+	// already read are still written, so the checkpoint reaches the row
+	// before the refused one, which never settles. Write reports the item
+	// error when it returns.
+	failStop func(*load.ItemError)
 	// stats by entity, in read order, and the entities of each source table.
 	stats    map[string]*entityStats
 	order    []*entityStats
@@ -42,6 +47,7 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 	readCtx, cancelRead := context.WithCancelCause(ctx)
 	defer cancelRead(nil)
 	r.stopReading = cancelRead
+	r.failStop = func(ie *load.ItemError) { r.stopReading(ie) }
 	writeCtx, cancelWrite := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWrite()
 	finished := make(chan struct{})
@@ -231,10 +237,7 @@ func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, 
 				r.rejected(ie.Origin.Entity, ie)
 			}
 		} else {
-			// Stop reading; the items already read are still written, so
-			// the checkpoint reaches the row before this one, which never
-			// settles. Write reports the item error when it returns.
-			it.Fail = func(ie *load.ItemError) { r.stopReading(ie) }
+			it.Fail = r.failStop
 		}
 		select {
 		case out <- it:

@@ -202,12 +202,14 @@ func (w *Writer) body(ps []*pending) []byte {
 // SDK's.
 func (w *Writer) input(ps []*pending) *dynamodb.BatchWriteItemInput {
 	reqs := make([]types.WriteRequest, len(ps))
+	puts := make([]types.PutRequest, len(ps)) // one allocation for the batch
 	for i, p := range ps {
 		if p.item.Delete {
 			reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: w.keyAttrs(p.item.Attrs)}}
 			continue
 		}
-		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: p.item.Attrs}}
+		puts[i].Item = p.item.Attrs
+		reqs[i] = types.WriteRequest{PutRequest: &puts[i]}
 	}
 	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{w.cfg.Table: reqs}}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -55,5 +56,29 @@ func (m bodySerializer) HandleSerialize(ctx context.Context, in middleware.Seria
 		return middleware.SerializeOutput{}, middleware.Metadata{}, fmt.Errorf("load: set request body: %w", err)
 	}
 	*req = *sreq
-	return next.HandleSerialize(ctx, in)
+	return next.HandleSerialize(context.WithValue(ctx, bodyKey{}, m.body), in)
+}
+
+// bodyKey is the context key under which bodySerializer leaves the body
+// for bodyClient.
+type bodyKey struct{}
+
+// bodyClient is the HTTP client of NewClient's clients: the SDK's, given
+// the writer's request bodies as in-memory readers. The SDK hands net/http
+// a wrapped stream, which it copies through a new buffer and after
+// flushing the headers separately; an in-memory body goes out with the
+// headers in one write (Transport.WriteBufferSize permitting). The bytes
+// are the same, so the signature still holds.
+type bodyClient struct {
+	next interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+}
+
+func (c bodyClient) Do(req *http.Request) (*http.Response, error) {
+	if body, ok := req.Context().Value(bodyKey{}).([]byte); ok && req.ContentLength == int64(len(body)) {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	return c.next.Do(req)
 }

@@ -167,24 +167,32 @@ func appendKeyPart(dst []byte, tag byte, val string) []byte {
 	return append(dst, val...)
 }
 
-// keyError describes a key attribute problem, or returns nil.
-func checkKeyAttr(attrs map[string]types.AttributeValue, name, role string, maxBytes int, required bool) (reason string, err error) {
+// checkKeyAttr describes a key attribute problem, or returns a nil
+// error. The role ("partition key", or with index "index GSI1 partition
+// key") is put together only for a message.
+func checkKeyAttr(attrs map[string]types.AttributeValue, name, index, role string, maxBytes int, required bool) (reason string, err error) {
+	whose := func() string {
+		if index != "" {
+			return "index " + index + " " + role
+		}
+		return role
+	}
 	av, ok := attrs[name]
 	if !ok || av == nil {
 		if required {
-			return fmt.Sprintf("%s attribute %q is missing", role, name), ErrInvalidKey
+			return fmt.Sprintf("%s attribute %q is missing", whose(), name), ErrInvalidKey
 		}
 		return "", nil
 	}
 	tag, val, ok := scalar(av)
 	if !ok {
-		return fmt.Sprintf("%s attribute %q must be a string, number or binary, not %s", role, name, typeName(av)), ErrInvalidKey
+		return fmt.Sprintf("%s attribute %q must be a string, number or binary, not %s", whose(), name, typeName(av)), ErrInvalidKey
 	}
 	if val == "" {
-		return fmt.Sprintf("%s attribute %q is empty", role, name), ErrEmptyKey
+		return fmt.Sprintf("%s attribute %q is empty", whose(), name), ErrEmptyKey
 	}
 	if tag != tagN && len(val) > maxBytes {
-		return fmt.Sprintf("%s attribute %q is %d bytes, over DynamoDB's %d-byte limit", role, name, len(val), maxBytes), ErrKeyTooLong
+		return fmt.Sprintf("%s attribute %q is %d bytes, over DynamoDB's %d-byte limit", whose(), name, len(val), maxBytes), ErrKeyTooLong
 	}
 	return "", nil
 }

@@ -289,20 +289,20 @@ func (w *Writer) keep(req []byte) []byte {
 // checkKeys checks the table's and the indexes' key attributes of an item.
 func (w *Writer) checkKeys(it Item) (string, error) {
 	cfg := w.cfg
-	if reason, err := checkKeyAttr(it.Attrs, cfg.PartitionKey, "partition key", MaxPartitionKeyBytes, true); err != nil {
+	if reason, err := checkKeyAttr(it.Attrs, cfg.PartitionKey, "", "partition key", MaxPartitionKeyBytes, true); err != nil {
 		return reason, err
 	}
 	if cfg.SortKey != "" {
-		if reason, err := checkKeyAttr(it.Attrs, cfg.SortKey, "sort key", MaxSortKeyBytes, true); err != nil {
+		if reason, err := checkKeyAttr(it.Attrs, cfg.SortKey, "", "sort key", MaxSortKeyBytes, true); err != nil {
 			return reason, err
 		}
 	}
 	for _, ix := range cfg.Indexes {
-		if reason, err := checkKeyAttr(it.Attrs, ix.PartitionKey, "index "+ix.Name+" partition key", MaxPartitionKeyBytes, false); err != nil {
+		if reason, err := checkKeyAttr(it.Attrs, ix.PartitionKey, ix.Name, "partition key", MaxPartitionKeyBytes, false); err != nil {
 			return reason, err
 		}
 		if ix.SortKey != "" {
-			if reason, err := checkKeyAttr(it.Attrs, ix.SortKey, "index "+ix.Name+" sort key", MaxSortKeyBytes, false); err != nil {
+			if reason, err := checkKeyAttr(it.Attrs, ix.SortKey, ix.Name, "sort key", MaxSortKeyBytes, false); err != nil {
 				return reason, err
 			}
 		}
