@@ -138,5 +138,6 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		if cc.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cc.Endpoint)
 		}
+		o.EndpointResolverV2 = newEndpointCache(o.EndpointResolverV2)
 	}), nil
 }
