@@ -30,5 +30,6 @@ func run() int {
 		os.Exit(exitInterrupted)
 	}()
 
+	paceGC(ctx)
 	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
