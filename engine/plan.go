@@ -10,6 +10,7 @@ import (
 	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/diff"
 	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/report"
 	"github.com/pgdynamo/migrate/transform"
 )
@@ -111,7 +112,17 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 	}
 	b.finish(src)
 	b.p.Reads = readsInfo(c, start)
+	b.p.Keys = keyUniqueness(src.keys)
 	return b.p, nil
+}
+
+// keyUniqueness is the proof in the report's terms.
+func keyUniqueness(p mapping.KeyProof) *report.KeyUniqueness {
+	k := &report.KeyUniqueness{Proven: p.Proven()}
+	for _, e := range p.Entities {
+		k.Entities = append(k.Entities, report.EntityKeys{Entity: e.Entity, Unique: e.Unique, Reason: e.Reason})
+	}
+	return k
 }
 
 // planBuilder accumulates the plan while the comparison runs.

@@ -339,3 +339,35 @@ func readLines(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestRunFindsDuplicateKeysAfterWriting: keys the mapping cannot prove
+// unique ({id}{customer_id} has no separator between its placeholders)
+// are checked on disk once written, and the duplicates are named, both
+// rows of each.
+func TestRunFindsDuplicateKeysAfterWriting(t *testing.T) {
+	t.Parallel()
+	// 301 and 23 make O#30123, and so do 3012 and 3.
+	pg, _ := shop(t, "INSERT INTO orders VALUES (301, 23, 1), (3012, 3, 2);")
+	m, err := mapping.Parse("shop.yaml", []byte(strings.Replace(shopMapping,
+		`key: { pk: "CUSTOMER#{customer_id}", sk: "ORDER#{id:8}" }`, `key: { pk: "O#{id}{customer_id}", sk: "X" }`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, err := engine.ValidateKeys(t.Context(), m, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if proof.Proven() || proof.Entities[0].Entity != "Customer" || !proof.Entities[0].Unique || proof.Entities[1].Unique {
+		t.Fatalf("proof %+v: want Customer proven unique, Order not", proof)
+	}
+	res, err := engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: newFakeTarget(),
+		StateFile: filepath.Join(t.TempDir(), "state.json"), TempDir: t.TempDir()})
+	if !errors.Is(err, load.ErrDuplicateKey) || res == nil || res.Status != engine.StatusFailed {
+		t.Fatalf("Run: %v (result %+v), want a duplicate-key failure", err, res)
+	}
+	for _, want := range []string{`PK="O#30123" SK="X"`, "public.orders row id=301 (entity Order)", "public.orders row id=3012 (entity Order)", "1 item of this run"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+}

@@ -35,6 +35,24 @@ type Plan struct {
 	// MaxDetails is the cap applied to each list above.
 	MaxDetails int      `json:"maxDetails"`
 	Capacity   Capacity `json:"capacity"`
+	// Keys says which entities' keys are proven unique from the source's
+	// unique keys: a run keeps no record of those, and checks the others
+	// for duplicates.
+	Keys *KeyUniqueness `json:"keys,omitempty"`
+}
+
+// KeyUniqueness is the proof of key uniqueness of a mapping, per entity.
+type KeyUniqueness struct {
+	Proven   bool         `json:"proven"` // for every entity
+	Entities []EntityKeys `json:"entities"`
+}
+
+// EntityKeys is whether one entity's keys are proven unique, and why (or
+// what is missing).
+type EntityKeys struct {
+	Entity string `json:"entity"`
+	Unique bool   `json:"unique"`
+	Reason string `json:"reason"`
 }
 
 // Table describes the target table and the mapping's key attributes.

@@ -126,6 +126,9 @@ func Text(w io.Writer, p *Plan, opt TextOptions) error {
 	}
 	rows = append(rows, []string{"TOTAL", "", count(tot.Expected), count(tot.Create), count(tot.Change), count(tot.Unchanged), staleCell(tot.Stale, p.Reads.StaleChecked), avgSize(tot.Bytes, tot.Expected), size(tot.MaxItemBytes), count(tot.WriteUnits)})
 	t.table("  ", "ll", rows)
+	if p.Keys != nil {
+		keysText(t, p.Keys)
+	}
 
 	t.printf("\n")
 	capacityText(t, &p.Capacity, p.MaxDetails)
@@ -141,6 +144,20 @@ func Text(w io.Writer, p *Plan, opt TextOptions) error {
 	}
 	problemsText(t, s.Problems, p.Problems, p.MaxDetails)
 	return t.err
+}
+
+// keysText says whether a run must check keys for duplicates.
+func keysText(t *tw, k *KeyUniqueness) {
+	if k.Proven {
+		t.printf("\n  keys: proven unique for every entity; a run keeps no record of them\n")
+		return
+	}
+	t.printf("\n  keys: a run checks the keys of these entities for duplicates (on disk):\n")
+	for _, e := range k.Entities {
+		if !e.Unique {
+			t.printf("    %s: %s\n", e.Entity, e.Reason)
+		}
+	}
 }
 
 func readsLine(tb Table, r Reads) string {

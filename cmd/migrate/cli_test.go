@@ -100,6 +100,47 @@ func TestMissingTableWithoutCreate(t *testing.T) {
 	}
 }
 
+// validate says which entities' keys are proven unique, and why or why not.
+func TestValidateKeyProof(t *testing.T) {
+	t.Parallel()
+	pg := migratetest.PostgresURL(t)
+	if err := sqlschema.Up(context.Background(), pg); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "validate", "--mapping", bookstoreMapping, "--pg", pg)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"keys: proven unique for every entity; a run keeps no record of them",
+		"OrderLine     unique:     the key contains the unique key (order_id, book_id) of public.order_items",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("validate output does not say\n  %s\n%s", want, stdout)
+		}
+	}
+	// Placeholders without the separator between them: valid, not proven.
+	src, err := os.ReadFile(bookstoreMapping)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), `sk: "BOOK#{book_id:12}" }`, `sk: "BOOK{book_id}{quantity}" }`, 1)
+	if edited == string(src) {
+		t.Fatal("the test's edit did not apply to the mapping")
+	}
+	path := filepath.Join(t.TempDir(), "bookstore.yaml")
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runCLI(t, "validate", "--mapping", path, "--pg", pg)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, `OrderLine     not proven: in "BOOK{book_id}{quantity}" two placeholders meet without the separator "#"`) {
+		t.Errorf("validate output:\n%s", stdout)
+	}
+}
+
 // validate with a misspelled column prints its position and a suggestion,
 // exits 2, and reads nothing but the catalog.
 func TestValidateMisspelledColumn(t *testing.T) {

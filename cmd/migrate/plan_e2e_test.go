@@ -253,8 +253,11 @@ func TestPlanAndVerify(t *testing.T) {
 			cp.EstimatedCostUSD <= 0 || cp.MaxItem == nil || len(cp.SizeHistogram) == 0 || len(cp.TopPartitionsByItems) == 0 {
 			t.Errorf("capacity %+v", cp)
 		}
-		if len(cp.Shards) != 1 || !strings.Contains(b.output, fmt.Sprintf("padded to %d", cp.Shards[0].Count)) {
+		if len(cp.Shards) != 1 || !strings.Contains(b.output, fmt.Sprintf("padded to %d", cp.Shards[0].Count)) || cp.Shards[0].SampleItems == 0 {
 			t.Errorf("plan shards %+v, run said:\n%s", cp.Shards, b.output)
+		}
+		if plan.Keys == nil || !plan.Keys.Proven || len(plan.Keys.Entities) != 6 || !strings.Contains(plan.Keys.Entities[3].Reason, "(order_id, book_id)") {
+			t.Errorf("plan keys %+v: want every entity proven unique", plan.Keys)
 		}
 		if len(cp.Indexes) != 2 || cp.Indexes[0].DistinctPartitionKeys == 0 || cp.Indexes[0].Method != "exact" {
 			t.Errorf("indexes %+v", cp.Indexes)
