@@ -1,8 +1,10 @@
 package extract
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,31 +24,104 @@ const (
 
 // decodeEmbed parses the JSON array of child rows built by embedExpr.
 func decodeEmbed(text string, cols []mapping.Column) ([]Row, error) {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var raw [][]json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
+	data := []byte(text)
+	rows, err := splitJSONArray(data)
+	if err != nil {
 		return nil, fmt.Errorf("decode children: %w", err)
 	}
-	out := make([]Row, len(raw))
-	for i, r := range raw {
-		if len(r) != len(cols) {
-			return nil, fmt.Errorf("child row has %d values for %d columns", len(r), len(cols))
+	out := make([]Row, len(rows))
+	vals := make([]any, len(rows)*len(cols)) // one allocation for every child's values
+	for i, r := range rows {
+		fields, err := splitJSONArray(r)
+		if err != nil {
+			return nil, fmt.Errorf("decode children: %w", err)
 		}
-		vals := make([]any, len(cols))
+		if len(fields) != len(cols) {
+			return nil, fmt.Errorf("child row has %d values for %d columns", len(fields), len(cols))
+		}
+		row := vals[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
 		for k, c := range cols {
-			v, err := decodeJSONValue(r[k], c.Type.Kind, c.Type.Elem)
+			v, err := decodeJSONValue(fields[k], c.Type.Kind, c.Type.Elem)
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", c.Name, err)
 			}
-			vals[k] = v
+			row[k] = v
 		}
-		out[i] = Row{Values: vals}
+		out[i] = Row{Values: row}
 	}
 	return out, nil
 }
 
+// splitJSONArray returns the elements of a JSON array as raw JSON, without
+// decoding them. The embed query's JSON comes from the server, well
+// formed; anything else is reported, not guessed at.
+func splitJSONArray(data []byte) ([][]byte, error) {
+	data = trimJSONSpace(data)
+	if len(data) < 2 || data[0] != '[' || data[len(data)-1] != ']' {
+		return nil, fmt.Errorf("not a JSON array: %.40q", data)
+	}
+	inner := trimJSONSpace(data[1 : len(data)-1])
+	if len(inner) == 0 {
+		return nil, nil
+	}
+	var out [][]byte
+	depth, start := 0, 0
+	for i := 0; i < len(inner); i++ {
+		switch inner[i] {
+		case '"':
+			for i++; i < len(inner) && inner[i] != '"'; i++ {
+				if inner[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(inner) {
+				return nil, errors.New("unterminated string in a JSON array")
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth < 0 {
+				return nil, errors.New("unbalanced JSON array")
+			}
+		case ',':
+			if depth == 0 {
+				out = append(out, trimJSONSpace(inner[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if depth != 0 {
+		return nil, errors.New("unbalanced JSON array")
+	}
+	return append(out, trimJSONSpace(inner[start:])), nil
+}
+
+func trimJSONSpace(b []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// jsonString decodes a JSON string; one without escapes is its bytes.
+func jsonString(raw []byte) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
 func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("empty JSON value")
+	}
 	if string(raw) == "null" {
 		return nil, nil
 	}
@@ -54,8 +129,8 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 		return JSON(raw), nil
 	}
 	if k == pgkind.Array {
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
+		items, err := splitJSONArray(raw)
+		if err != nil {
 			return nil, err
 		}
 		out := make([]any, len(items))
@@ -78,7 +153,8 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 	case pgkind.Numeric:
 		s := string(raw)
 		if strings.HasPrefix(s, `"`) { // "NaN", "Infinity"
-			if err := json.Unmarshal(raw, &s); err != nil {
+			var err error
+			if s, err = jsonString(raw); err != nil {
 				return nil, err
 			}
 		}
@@ -86,8 +162,8 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 	case pgkind.Bool:
 		return string(raw) == "true", nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := jsonString(raw)
+	if err != nil {
 		return nil, fmt.Errorf("want a string, got %s", raw)
 	}
 	switch k {
