@@ -526,6 +526,41 @@ func mapSlice[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
+// BenchmarkConcurrency runs the tool at several --concurrency settings
+// into a sink that answers each call after MIGRATE_BENCH_LATENCY (default
+// 10ms, a BatchWriteItem round trip inside an AWS region), to choose the
+// default: enough calls in flight to keep the CPU busy while each waits.
+func BenchmarkConcurrency(b *testing.B) {
+	latency := 10 * time.Millisecond
+	if s := os.Getenv("MIGRATE_BENCH_LATENCY"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			b.Fatalf("MIGRATE_BENCH_LATENCY: %v", err)
+		}
+		latency = d
+	}
+	e := newBenchEnv(b)
+	items := new(atomic.Int64)
+	null := nullDynamoDB(items)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.BatchWriteItem" {
+			time.Sleep(latency)
+		}
+		null.ServeHTTP(w, r)
+	}))
+	b.Cleanup(slow.Close)
+	e.sink = slow
+	for _, n := range []int{4, 8, 16, 32, 64} {
+		b.Run(fmt.Sprintf("c=%d", n), func(b *testing.B) {
+			var ms []measure
+			for b.Loop() {
+				ms = append(ms, e.tool(b, "--concurrency", strconv.Itoa(n)))
+			}
+			reportProcess(b, ms)
+		})
+	}
+}
+
 func BenchmarkMigrateDynamoDBLocal(b *testing.B) {
 	pg, bin := benchSource(b), benchBinary(b)
 	endpoint := migratetest.DynamoDBEndpoint(b)
