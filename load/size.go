@@ -122,25 +122,76 @@ func parseNumber(s string) (decimal, bool) {
 	return d, true
 }
 
-// numberSize is the stored size of an N value (see ItemSize).
+// numberSize is the stored size of an N value (see ItemSize). It is
+// called for every number of every item, so it reads the digits in place.
 func numberSize(s string) int {
-	d, ok := parseNumber(s)
-	if !ok {
+	neg, lo, hi, zero, ok := numberSpan(s)
+	switch {
+	case !ok:
 		return len(s) // DynamoDB will reject it; any estimate will do
-	}
-	if d.digits == "" {
+	case zero:
 		return 1
 	}
 	// DynamoDB stores base-100 digits aligned on the decimal point: the digit
 	// at power p of ten belongs to the pair floor(p/2).
-	lo := d.exp
-	hi := d.exp + len(d.digits) - 1
 	pairs := floorDiv2(hi) - floorDiv2(lo) + 1
 	n := 1 + pairs
-	if d.neg {
+	if neg {
 		n++
 	}
 	return min(n, 21)
+}
+
+// numberSpan parses the N syntax as parseNumber does and returns the powers
+// of ten of the lowest and highest significant digits, without copying.
+func numberSpan(s string) (neg bool, lo, hi int, zero, ok bool) {
+	if s == "" {
+		return false, 0, 0, false, false
+	}
+	switch s[0] {
+	case '-':
+		neg = true
+		s = s[1:]
+	case '+':
+		s = s[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return false, 0, 0, false, false
+		}
+		exp, s = e, s[:i]
+	}
+	point := strings.IndexByte(s, '.')
+	intLen := point
+	if point < 0 {
+		intLen = len(s)
+	}
+	first, last, n := -1, -1, 0 // positions in the digits, the point left out
+	for i := 0; i < len(s); i++ {
+		if i == point {
+			continue
+		}
+		c := s[i]
+		if c < '0' || c > '9' {
+			return false, 0, 0, false, false
+		}
+		if c != '0' {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		n++
+	}
+	switch {
+	case n == 0:
+		return false, 0, 0, false, false
+	case first < 0:
+		return false, 0, 0, true, true
+	}
+	return neg, intLen - 1 - last + exp, intLen - 1 - first + exp, false, true
 }
 
 func floorDiv2(p int) int {

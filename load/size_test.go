@@ -129,3 +129,30 @@ func TestWriteUnits(t *testing.T) {
 		t.Errorf("ItemWriteUnits in GSI2 = %d, want 4", got)
 	}
 }
+
+// numberSize reads digits in place; it must agree with the size computed
+// from parseNumber.
+func FuzzNumberSize(f *testing.F) {
+	for _, s := range []string{"0", "-0.00", "1", "10", "100", "12.5", ".5", "5.", "-1.50e3", "1E-130", "9.99e125",
+		"", ".", "-", "1..2", "1e", "abc", "00012300", "+7", "1e+5", "123456789012345678901234567890123456789"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := len(s)
+		if d, ok := parseNumber(s); ok {
+			if d.digits == "" {
+				want = 1
+			} else {
+				lo, hi := d.exp, d.exp+len(d.digits)-1
+				want = 1 + floorDiv2(hi) - floorDiv2(lo) + 1
+				if d.neg {
+					want++
+				}
+				want = min(want, 21)
+			}
+		}
+		if got := numberSize(s); got != want {
+			t.Errorf("numberSize(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
