@@ -70,8 +70,9 @@ type Config struct {
 	Window      int
 	WindowBytes int
 	// Linger is how long the writer waits for more input before it sends a
-	// partly filled window; and an item never waits in a window that neither
-	// fills nor idles for much more than 10 × Linger. Default 100ms.
+	// partly filled window (between Linger and twice that); and an item
+	// never waits in a window that neither fills nor idles for much more
+	// than 10 × Linger. Default 100ms.
 	Linger time.Duration
 
 	// Logger receives rate changes (Info), retries (Debug) and give-ups

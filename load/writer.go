@@ -140,9 +140,27 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	// anyway (one turn per round of the buckets); four bounds the wait
 	// without disturbing that.
 	win := window{maxWait: 4 * uint64(cfg.Window)}
-	slots := make(chan struct{}, cfg.Concurrency)
-	linger := time.NewTimer(cfg.Linger)
+	// Concurrency workers send the batches. They live as long as the
+	// Write: a goroutine per batch would grow a new stack through the
+	// SDK's deep call chain every time.
+	work := make(chan []*pending)
+	done := make(chan struct{}, cfg.Concurrency)
+	for range cfg.Concurrency {
+		r.wg.Go(func() {
+			for batch := range work {
+				r.writeBatch(ctx, batch)
+				done <- struct{}{}
+			}
+		})
+	}
+	defer close(work)
+	free := cfg.Concurrency
+	// Idleness is seen by a ticker and a count of items received rather
+	// than a timer reset for every item: input is idle once a tick saw no
+	// item since the one before (between Linger and twice that).
+	linger := time.NewTicker(cfg.Linger)
 	defer linger.Stop()
+	received, seen := 0, -1
 	stale := time.NewTicker(staleFactor * cfg.Linger)
 	defer stale.Stop()
 	closed := items == nil
@@ -153,13 +171,20 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 
 	for !closed || win.n > 0 {
 		full := win.n >= cfg.Window || win.bytes >= cfg.WindowBytes
+		if free > 0 && win.n > 0 && (full || closed || idle || flush > 0) {
+			if ctx.Err() != nil {
+				return
+			}
+			batch := win.next(MaxBatchItems, maxBytes)
+			flush = max(0, flush-1)
+			lastSend = time.Now()
+			free--
+			work <- batch // a worker is free: it takes the batch at once
+			continue
+		}
 		var recv <-chan Item
 		if !closed && !full {
 			recv = items
-		}
-		var slot chan<- struct{}
-		if win.n > 0 && (full || closed || idle || flush > 0) {
-			slot = slots
 		}
 		select {
 		case <-ctx.Done():
@@ -170,18 +195,13 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 				continue
 			}
 			idle = false
-			linger.Reset(cfg.Linger)
+			received++
 			r.accept(&win, it)
-		case slot <- struct{}{}:
-			batch := win.next(MaxBatchItems, maxBytes)
-			flush = max(0, flush-1)
-			lastSend = time.Now()
-			r.wg.Go(func() {
-				defer func() { <-slots }()
-				r.writeBatch(ctx, batch)
-			})
+		case <-done:
+			free++
 		case <-linger.C:
-			idle = true
+			idle = received == seen
+			seen = received
 		case <-stale.C:
 			// A slow but steady producer never idles and may take long to
 			// fill the window: send the window's content now and then, so
