@@ -205,11 +205,28 @@ func cmpOr(a, b error) error {
 // invalid UTF-8 as U+FFFD.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	// Most strings need no escaping: find the first byte that might, a
+	// word at a time, and copy what comes before it in one piece.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&hiBits|hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, 0x7F) != 0 {
+			break
+		}
+	}
+	for ; i < len(s) && s[i] < utf8.RuneSelf && jsonSafe[s[i]]; i++ {
+	}
+	if i == len(s) {
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	dst = append(dst, s[:i]...)
+	start := i
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != 0x7F {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
@@ -248,5 +265,24 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// Word-at-a-time tests (the bit tricks of "Bit Twiddling Hacks"): hasLess
+// sets a byte's high bit where that byte of w is below n (n <= 128),
+// hasByte where it equals b; hiBits are the high bits of every byte.
+const (
+	loBits = 0x0101010101010101
+	hiBits = 0x8080808080808080
+)
+
+func hasLess(w, n uint64) uint64 { return (w - loBits*n) & ^w & hiBits }
+func hasByte(w, b uint64) uint64 { return hasLess(w^(loBits*b), 1) }
+
+// jsonSafe marks the ASCII bytes a JSON string holds as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != 0x7F
+	}
+	return t
+}()
 
 const hexDigits = "0123456789abcdef"
