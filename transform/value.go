@@ -210,6 +210,69 @@ func epoch(t time.Time, frac int) string {
 // leading or trailing zeros). It rejects NaN, infinities, more than 38
 // significant digits and magnitudes outside 1e-130..9.99e125.
 func Number(s string) (string, error) {
+	if out, ok := plainNumber(s); ok {
+		return out, nil
+	}
+	return number(s)
+}
+
+// plainNumber is Number for the common case, a plain decimal of at most 38
+// characters (digits, a point between digits, a leading minus): its
+// canonical form is a part of it, which costs no allocation. ok is false
+// for anything else, which Number then handles.
+func plainNumber(s string) (string, bool) {
+	if len(s) == 0 || len(s) > maxNumberDigits {
+		return "", false
+	}
+	neg := s[0] == '-'
+	body := s
+	if neg {
+		body = s[1:]
+	}
+	if body == "" {
+		return "", false
+	}
+	point := -1
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '.' && point < 0 && i > 0 && i < len(body)-1:
+			point = i
+		default:
+			return "", false
+		}
+	}
+	intEnd, end := len(body), len(body)
+	if point >= 0 {
+		intEnd = point
+		for end > point+1 && body[end-1] == '0' {
+			end--
+		}
+		if end == point+1 {
+			end = point // no fraction left, no point
+		}
+	}
+	start := 0
+	for start < intEnd && body[start] == '0' {
+		start++
+	}
+	switch {
+	case start == intEnd && end == intEnd:
+		return "0", true
+	case start == intEnd:
+		start-- // the 0 before the point: "0.5"
+	}
+	if !neg {
+		return body[start:end], true
+	}
+	if start > 0 {
+		return "", false // the minus would not be next to the digits
+	}
+	return s[:1+end], true
+}
+
+func number(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	neg := false
 	if s != "" && (s[0] == '-' || s[0] == '+') {
