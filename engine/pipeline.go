@@ -239,6 +239,11 @@ func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, 
 		} else {
 			it.Fail = r.failStop
 		}
+		select { // the channel has room most of the time: no need to wait on two
+		case out <- it:
+			continue
+		default:
+		}
 		select {
 		case out <- it:
 		case <-ctx.Done():

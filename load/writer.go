@@ -197,6 +197,23 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 			idle = false
 			received++
 			r.accept(&win, it)
+			// Take what else is waiting without a select on five cases
+			// per item, until the window fills.
+			for drain := 0; drain < 64 && win.n < cfg.Window && win.bytes < cfg.WindowBytes; drain++ {
+				select {
+				case it, ok := <-recv:
+					if !ok {
+						closed = true
+						drain = 64
+						continue
+					}
+					received++
+					r.accept(&win, it)
+					continue
+				default:
+				}
+				break
+			}
 		case <-done:
 			free++
 		case <-linger.C:
