@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +59,8 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 		}
 	}()
 
-	items := make(chan load.Item, 2*load.MaxBatchItems*cmp.Or(r.cfg.Writer.Concurrency, load.DefaultConcurrency))
+	// A few batches: the writer's window does the buffering.
+	items := make(chan load.Item, 16*load.MaxBatchItems)
 	var produceErr error
 	var producer sync.WaitGroup
 	producer.Go(func() {

@@ -30,7 +30,8 @@ type ClientConfig struct {
 	// engines accept any region); otherwise a missing region is an error.
 	Region string
 	// Concurrency is the number of calls expected in flight; the connection
-	// pool keeps at least this many idle connections. Default 8.
+	// pool keeps at least this many idle connections. Default
+	// DefaultConcurrency.
 	Concurrency int
 	// MaxAttempts is the SDK retryer's attempts per call. Default 3.
 	MaxAttempts int

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 )
 
@@ -29,7 +30,8 @@ type Config struct {
 	SortKey      string  // attribute name of the table's sort key; may be ""
 	Indexes      []Index // GSIs: for write-unit accounting, key checks and EnsureTable
 
-	// Concurrency is the number of BatchWriteItem calls in flight. Default 8.
+	// Concurrency is the number of BatchWriteItem calls in flight. Default
+	// DefaultConcurrency.
 	Concurrency int
 	// MaxBatchElapsed is how long one batch may keep retrying (time spent
 	// waiting for the rate limiter not counted) before Write fails with an
@@ -82,7 +84,6 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultConcurrency     = 8
 	DefaultMaxBatchElapsed = 2 * time.Minute
 	DefaultRetryBaseDelay  = 50 * time.Millisecond
 	DefaultRetryMaxDelay   = 5 * time.Second
@@ -92,6 +93,15 @@ const (
 	DefaultWindowBytes     = 64 << 20
 	DefaultLinger          = 100 * time.Millisecond
 )
+
+// DefaultConcurrency is 16 calls in flight per processor the Go runtime
+// uses (GOMAXPROCS), at least 8 and at most 64: a call to DynamoDB takes
+// about 10 ms, during which a processor can encode and check far more
+// than one call's 25 items. Measured on 2 processors against an endpoint
+// answering after 10 ms (BenchmarkConcurrency): 8 calls in flight wrote
+// 16,400 items/s, 16 29,200, 32 43,800 and 64 48,500, CPU-bound by then;
+// peak memory went from 113 to 130 MiB at 32.
+var DefaultConcurrency = min(64, max(8, 16*runtime.GOMAXPROCS(0)))
 
 // WithDefaults returns c with every unset field set to its default.
 func (c Config) WithDefaults() Config {
