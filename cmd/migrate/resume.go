@@ -8,8 +8,8 @@ import (
 )
 
 // resumeCommand renders the command that resumes a run: the flags given,
-// minus --pg's value, --resume/--fresh and --create-table, plus --state and
-// --resume. The database URL may hold a password, so it is never printed:
+// minus --pg's value, --resume/--fresh, --create-table and the profiles
+// (which would overwrite the first run's), plus --state and --resume. The database URL may hold a password, so it is never printed:
 // the command refers to the environment variable it came from, or to a
 // placeholder for the --pg flag.
 func resumeCommand(flags *pflag.FlagSet, pgFrom, statePath string) string {
@@ -18,7 +18,7 @@ func resumeCommand(flags *pflag.FlagSet, pgFrom, statePath string) string {
 	var rest []string
 	flags.Visit(func(f *pflag.Flag) {
 		switch f.Name {
-		case "pg", "resume", "fresh", "create-table", "state":
+		case "pg", "resume", "fresh", "create-table", "state", "cpuprofile", "memprofile":
 			return
 		}
 		v := f.Value.String()

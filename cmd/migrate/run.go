@@ -41,6 +41,7 @@ type runOpts struct {
 
 	quiet       bool
 	summaryJSON string
+	tempDir     string
 	profiles    profiles
 
 	// Set by the command from the flags, not flags themselves.
@@ -157,6 +158,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.BoolVar(&o.fresh, "fresh", false, "start over, ignoring and overwriting the state file")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the summary as JSON to this file")
+	f.StringVar(&o.tempDir, "temp-dir", "", "directory for the duplicate-key check of entities whose keys are not proven unique (default $TMPDIR or /tmp)")
 	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the run (go tool pprof)")
 	return cmd
@@ -190,6 +192,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 			MaxBatchElapsed: o.maxBatchElapsed,
 			OnDuplicate:     o.onDuplicate,
 		},
+		TempDir:       o.tempDir,
 		OnError:       o.onError,
 		RejectFile:    o.rejectFile,
 		MaxRejects:    o.maxRejects,
