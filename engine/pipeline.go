@@ -192,6 +192,11 @@ func (r *runner) produce(ctx context.Context, sources []*transform.Source, after
 // the checkpoint stays before it. all lists the entities of a row that
 // built an item for each, in order: shared by such rows.
 func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, all []string, out chan<- load.Item) error {
+	// Rows may come from a buffer without waiting, and items go into a
+	// channel with room: nothing else would notice a signal.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	entities := all
 	if len(items) != len(all) {
 		entities = make([]string, len(items))

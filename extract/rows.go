@@ -2,13 +2,16 @@ package extract
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"iter"
+	"math"
 	"math/big"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgdynamo/migrate/internal/pgkind"
@@ -317,23 +320,55 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 		for range q.Embeds {
 			targets = append(targets, new(pgtype.Text))
 		}
+		var plan []rawDecoder // chosen at the first row, when the fields are known
+		var text []byte       // the row's text values, to become one string
 		for rows.Next() {
-			if err := rows.Scan(targets...); err != nil {
-				yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
-				return
+			raws := rows.RawValues()
+			if plan == nil {
+				plan = rawPlan(rows.FieldDescriptions(), cols, len(targets))
 			}
+			// Text values share one string per row: one allocation for
+			// all of them.
+			text = text[:0]
+			for i, d := range plan {
+				if d == decodeText && raws[i] != nil {
+					text = append(text, raws[i]...)
+				}
+			}
+			rowText := string(text)
 			vals := make([]any, len(targets))
-			for i, t := range targets {
+			for i, d := range plan {
+				raw := raws[i]
 				var v any
 				var err error
-				if i < len(cols) {
-					v, err = decode(t, cols[i].Type)
-				} else {
-					e := q.Embeds[i-len(cols)]
-					v, err = decodeEmbed(t.(*pgtype.Text).String, e.Columns)
-					if err != nil {
-						err = fmt.Errorf("embedded %s.%s: %w", e.Schema, e.Table, err)
+				switch {
+				case raw == nil && d != decodeScan:
+					v = nil
+				case d == decodeText:
+					str := rowText[:len(raw)]
+					rowText = rowText[len(raw):]
+					if i < len(cols) {
+						v = textValue(str, cols[i].Type.Kind)
+					} else {
+						e := q.Embeds[i-len(cols)]
+						if v, err = decodeEmbed(str, e.Columns); err != nil {
+							err = fmt.Errorf("embedded %s.%s: %w", e.Schema, e.Table, err)
+						}
 					}
+				case d == decodeScan:
+					fd := rows.FieldDescriptions()[i]
+					if err = rows.Conn().TypeMap().Scan(fd.DataTypeOID, fd.Format, raw, targets[i]); err == nil {
+						if i < len(cols) {
+							v, err = decode(targets[i], cols[i].Type)
+						} else {
+							e := q.Embeds[i-len(cols)]
+							if v, err = decodeEmbed(targets[i].(*pgtype.Text).String, e.Columns); err != nil {
+								err = fmt.Errorf("embedded %s.%s: %w", e.Schema, e.Table, err)
+							}
+						}
+					}
+				default:
+					v, err = d.binary(raw)
 				}
 				if err != nil {
 					yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
@@ -349,6 +384,127 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 			yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
 		}
 	}
+}
+
+// rawDecoder turns one raw field of a row into a value, without pgx's scan
+// machinery, for the kinds a run reads most: text (every ::text column,
+// numeric included) and the binary forms of int8, float8, bool, date and
+// timestamps. Anything else goes through pgx (decodeScan).
+type rawDecoder int
+
+const (
+	decodeScan rawDecoder = iota
+	decodeText
+	decodeInt8
+	decodeFloat8
+	decodeBool
+	decodeDate
+	decodeTimestamp
+)
+
+// PostgreSQL type OIDs of the fields rawPlan decodes itself.
+const (
+	oidBool        = 16
+	oidInt8        = 20
+	oidText        = 25
+	oidFloat8      = 701
+	oidDate        = 1082
+	oidTimestamp   = 1114
+	oidTimestamptz = 1184
+)
+
+// rawPlan picks a decoder per field from the field's type and format and
+// the column's kind; embeds (after the columns) are text.
+func rawPlan(fields []pgconn.FieldDescription, cols []mapping.Column, n int) []rawDecoder {
+	plan := make([]rawDecoder, n)
+	for i := range plan {
+		if i >= len(fields) {
+			continue
+		}
+		fd := fields[i]
+		var k pgkind.Kind
+		if i < len(cols) {
+			k = cols[i].Type.Kind
+			if k == pgkind.Array || k == pgkind.Bytea {
+				continue // pgx
+			}
+		}
+		switch {
+		case fd.Format == pgtype.TextFormatCode && fd.DataTypeOID == oidText:
+			plan[i] = decodeText
+		case fd.Format != pgtype.BinaryFormatCode || i >= len(cols):
+		case fd.DataTypeOID == oidInt8 && k == pgkind.Int:
+			plan[i] = decodeInt8
+		case fd.DataTypeOID == oidFloat8 && k == pgkind.Float:
+			plan[i] = decodeFloat8
+		case fd.DataTypeOID == oidBool && k == pgkind.Bool:
+			plan[i] = decodeBool
+		case fd.DataTypeOID == oidDate && k == pgkind.Date:
+			plan[i] = decodeDate
+		case (fd.DataTypeOID == oidTimestamp && k == pgkind.Timestamp) || (fd.DataTypeOID == oidTimestamptz && k == pgkind.Timestamptz):
+			plan[i] = decodeTimestamp
+		}
+	}
+	return plan
+}
+
+// textValue is a text field as the value of a column of kind k (see
+// selectExpr: these kinds are read as text).
+func textValue(s string, k pgkind.Kind) any {
+	switch k {
+	case pgkind.JSON:
+		return JSON(s)
+	case pgkind.Numeric:
+		return Decimal(s)
+	}
+	return s
+}
+
+// binary decodes a field in PostgreSQL's binary form.
+func (d rawDecoder) binary(raw []byte) (any, error) {
+	switch d {
+	case decodeInt8:
+		if len(raw) != 8 {
+			return nil, fmt.Errorf("int8: %d bytes", len(raw))
+		}
+		return int64(binary.BigEndian.Uint64(raw)), nil
+	case decodeFloat8:
+		if len(raw) != 8 {
+			return nil, fmt.Errorf("float8: %d bytes", len(raw))
+		}
+		return math.Float64frombits(binary.BigEndian.Uint64(raw)), nil
+	case decodeBool:
+		if len(raw) != 1 {
+			return nil, fmt.Errorf("bool: %d bytes", len(raw))
+		}
+		return raw[0] != 0, nil
+	case decodeDate:
+		if len(raw) != 4 {
+			return nil, fmt.Errorf("date: %d bytes", len(raw))
+		}
+		switch days := int32(binary.BigEndian.Uint32(raw)); days {
+		case math.MaxInt32:
+			return Infinity{1}, nil
+		case math.MinInt32:
+			return Infinity{-1}, nil
+		default:
+			return time.Date(2000, 1, int(1+days), 0, 0, 0, 0, time.UTC), nil
+		}
+	case decodeTimestamp:
+		if len(raw) != 8 {
+			return nil, fmt.Errorf("timestamp: %d bytes", len(raw))
+		}
+		switch us := int64(binary.BigEndian.Uint64(raw)); us {
+		case math.MaxInt64:
+			return Infinity{1}, nil
+		case math.MinInt64:
+			return Infinity{-1}, nil
+		default:
+			// Microseconds since 2000-01-01 00:00:00 UTC.
+			return time.Unix(946_684_800+us/1_000_000, us%1_000_000*1_000).UTC(), nil
+		}
+	}
+	return nil, fmt.Errorf("no binary decoder %d", d)
 }
 
 func scanTarget(t pgkind.Type) any {

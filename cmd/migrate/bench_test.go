@@ -82,6 +82,7 @@ func runBenchChild() (bool, int) {
 	case "baseline":
 		n, err = runBaseline(ctx, pg, endpoint, benchTable)
 	case "read":
+		paceGC(ctx) // the garbage collector's pace of the tool (gc.go)
 		n, err = readOnlyPass(ctx, pg)
 	case "ceiling":
 		var want int64
