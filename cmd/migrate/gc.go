@@ -12,8 +12,8 @@ import (
 // window, the checkpoint queue: some tens of MB) while it allocates a few
 // KB per item, so with the default GOGC=100 it collects every few thousand
 // items and spends about a third of the run's CPU on it. Collecting only
-// once the heap reaches gcFloor, or twice the live heap when that is more,
-// cuts that by half for about 20 MiB more peak memory (README.md,
+// once the heap reaches gcFloor, or 1.5 times the live heap when that is
+// more, cuts that by half for about 20 MiB more peak memory (README.md,
 // Performance). GOGC or GOMEMLIMIT in the environment leave the runtime's
 // defaults alone.
 const (
@@ -24,7 +24,7 @@ const (
 )
 
 // paceGC sets the pace until ctx ends: a memory limit of the floor, raised
-// to twice the live heap when the live heap grows, so that a run with
+// to 1.5 times the live heap when the live heap grows, so that a run with
 // large items does not collect continuously.
 func paceGC(ctx context.Context) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
@@ -48,7 +48,7 @@ func paceGC(ctx context.Context) {
 				return
 			}
 			live := int64(sample[0].Value.Uint64())
-			if want := max(gcFloor, 2*live+gcSlack); want != limit {
+			if want := max(gcFloor, live*3/2+gcSlack); want != limit {
 				limit = want
 				debug.SetMemoryLimit(limit)
 			}
