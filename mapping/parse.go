@@ -2,7 +2,9 @@ package mapping
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -41,7 +43,20 @@ func Parse(file string, data []byte) (*Mapping, error) {
 	return m, nil
 }
 
-type parser struct{ r *reporter }
+type parser struct {
+	r *reporter
+	// keyAttrs are the attributes the tool writes itself (table and index
+	// keys, the entity attribute), in the order the file names them.
+	keyAttrs []keyAttr
+}
+
+// keyAttr is one attribute the tool writes itself, with what it is and
+// where the file names it (the zero Pos for the default entity attribute).
+type keyAttr struct {
+	name, what string
+	rank       int // 0 table key, 1 index key, 2 entity attribute
+	pos        Pos
+}
 
 func pos(n *yaml.Node) Pos { return Pos{n.Line, n.Column} }
 
@@ -112,8 +127,10 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 				switch key {
 				case "partition":
 					m.PartitionKey, _ = p.name(v, "keys.partition")
+					p.keyAttr(m.PartitionKey, "the table's partition key", 0, v)
 				case "sort":
 					m.SortKey, _ = p.name(v, "keys.sort")
+					p.keyAttr(m.SortKey, "the table's sort key", 0, v)
 				}
 			})
 			if v.Kind == yaml.MappingNode {
@@ -125,6 +142,7 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 			entitiesNode = v
 		case "entityAttribute":
 			m.EntityAttribute, _ = p.name(v, "entityAttribute")
+			p.keyAttr(m.EntityAttribute, "the entity attribute", 2, v)
 		case "separator":
 			if s, ok := p.name(v, "separator"); ok {
 				m.Separator = s
@@ -137,13 +155,55 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 		return
 	}
 	p.required(n, "the mapping", have, "table", "keys", "entities")
+	if !have["entityAttribute"] {
+		p.keyAttrs = append(p.keyAttrs, keyAttr{m.EntityAttribute, "the entity attribute (by default)", 2, Pos{}})
+	}
 	if indexesNode != nil {
 		p.parseIndexes(indexesNode, m)
 	}
+	p.checkKeyAttributes()
 	if entitiesNode != nil {
 		p.parseEntities(entitiesNode, m)
 	}
 	p.checkAttributeNames(m)
+}
+
+func (p *parser) keyAttr(name, what string, rank int, n *yaml.Node) {
+	if name != "" {
+		p.keyAttrs = append(p.keyAttrs, keyAttr{name, what, rank, pos(n)})
+	}
+}
+
+// checkKeyAttributes rejects a key or entity attribute named like another
+// one: the tool would write one over the other (an entity attribute named
+// GSI1PK puts every item under its entity name in GSI1, silently). The
+// table's keys come first, then the indexes', then the entity attribute:
+// the later one is reported, where it is named.
+func (p *parser) checkKeyAttributes() {
+	ks := slices.Clone(p.keyAttrs)
+	slices.SortStableFunc(ks, func(a, b keyAttr) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.pos.Line, b.pos.Line), cmp.Compare(a.pos.Col, b.pos.Col))
+	})
+	first := map[string]keyAttr{}
+	for _, k := range ks {
+		prev, ok := first[k.name]
+		if !ok {
+			first[k.name] = k
+			continue
+		}
+		at := k.pos
+		if at == (Pos{}) {
+			at = prev.pos // the default entity attribute is named nowhere
+		}
+		p.r.errorf(at, "%s is %q, which is already %s: the key attributes and the entity attribute each need their own name", upperFirst(k.what), k.name, prev.what)
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
@@ -155,8 +215,10 @@ func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
 			switch key {
 			case "partition":
 				ix.PartitionKey, _ = p.name(v, "partition")
+				p.keyAttr(ix.PartitionKey, "the partition key of index "+name, 1, v)
 			case "sort":
 				ix.SortKey, _ = p.name(v, "sort")
+				p.keyAttr(ix.SortKey, "the sort key of index "+name, 1, v)
 			}
 		})
 		if v.Kind == yaml.MappingNode {
@@ -169,16 +231,19 @@ func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
 // reservedAttributes are the attributes the tool writes itself: the table
 // and index keys and the entity attribute, with what each one is.
 func (m *Mapping) reservedAttributes() map[string]string {
-	reserved := map[string]string{m.PartitionKey: "the table's partition key", m.EntityAttribute: "the entity attribute"}
-	if m.SortKey != "" {
-		reserved[m.SortKey] = "the table's sort key"
-	}
-	for _, ix := range m.Indexes {
-		reserved[ix.PartitionKey] = "the partition key of index " + ix.Name
-		if ix.SortKey != "" {
-			reserved[ix.SortKey] = "the sort key of index " + ix.Name
+	reserved := map[string]string{}
+	add := func(name, what string) {
+		if _, ok := reserved[name]; !ok && name != "" {
+			reserved[name] = what
 		}
 	}
+	add(m.PartitionKey, "the table's partition key")
+	add(m.SortKey, "the table's sort key")
+	for _, ix := range m.Indexes {
+		add(ix.PartitionKey, "the partition key of index "+ix.Name)
+		add(ix.SortKey, "the sort key of index "+ix.Name)
+	}
+	add(m.EntityAttribute, "the entity attribute")
 	return reserved
 }
 
@@ -425,21 +490,49 @@ func convNames() []string {
 	return s
 }
 
-// checkAttributeNames rejects attribute names that would overwrite the key,
-// index or entity attributes the tool writes itself.
+// checkAttributeNames rejects item attribute names that would overwrite the
+// key, index or entity attributes the tool writes itself, or each other:
+// attributes, embeds and copied attributes all land in one item.
 func (p *parser) checkAttributeNames(m *Mapping) {
 	reserved := m.reservedAttributes()
 	for _, e := range m.Entities {
-		seen := map[string]bool{}
-		for _, a := range e.Attributes {
-			if what, ok := reserved[a.Name]; ok && a.Name != "" {
-				p.r.errorf(a.Pos, "attribute %q of %s would overwrite %s", a.Name, e.Name, what)
+		seen := map[string]string{} // attribute name -> what already writes it
+		// what is "attribute", "embed" or "copied attribute"; as is the
+		// same with an article, for the message about a later one.
+		add := func(name string, at Pos, what, as string) {
+			if name == "" {
+				return
 			}
-			if seen[a.Name] {
-				p.r.errorf(a.Pos, "attribute %q is declared twice in %s", a.Name, e.Name)
+			if r, ok := reserved[name]; ok {
+				p.r.errorf(at, "%s %q of %s would overwrite %s", what, name, e.Name, r)
+				return
 			}
-			seen[a.Name] = true
+			prev, ok := seen[name]
+			switch {
+			case ok && what == "attribute" && prev == "an attribute":
+				p.r.errorf(at, "attribute %q is declared twice in %s", name, e.Name)
+			case ok:
+				p.r.errorf(at, "%s %q of %s is already %s of the item", what, name, e.Name, prev)
+			default:
+				seen[name] = as
+			}
 		}
+		for _, a := range e.Attributes {
+			add(a.Name, a.Pos, "attribute", "an attribute")
+		}
+		for _, em := range e.Embeds {
+			add(em.Attribute, em.Pos, "embed", "an embed")
+		}
+		var copies func([]*Copy)
+		copies = func(cs []*Copy) {
+			for _, cp := range cs {
+				for _, a := range cp.Attributes {
+					add(a.Name, a.Pos, "copied attribute", "a copied attribute")
+				}
+				copies(cp.Copies)
+			}
+		}
+		copies(e.Copies)
 	}
 }
 
