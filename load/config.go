@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Index is a global secondary index of the target table.
@@ -13,6 +15,12 @@ type Index struct {
 	Name         string
 	PartitionKey string
 	SortKey      string // may be ""
+	// Projection is what the index must hold: ALL (the default, ""),
+	// KEYS_ONLY, or INCLUDE with NonKeyAttributes. EnsureTable creates the
+	// index so; CheckTable accepts an existing index that holds at least
+	// that.
+	Projection       types.ProjectionType
+	NonKeyAttributes []string
 }
 
 // Values of Config.OnDuplicate.
@@ -28,6 +36,10 @@ type Config struct {
 	PartitionKey string  // attribute name of the table's partition key; required
 	SortKey      string  // attribute name of the table's sort key; may be ""
 	Indexes      []Index // GSIs: for write-unit accounting, key checks and EnsureTable
+	// KeyTypes are the types of the key attributes (table and indexes)
+	// that the mapping writes as something other than strings (S), by
+	// attribute name: for EnsureTable and CheckTable.
+	KeyTypes map[string]types.ScalarAttributeType
 
 	// Concurrency is the number of BatchWriteItem calls in flight. Default 8.
 	Concurrency int
@@ -135,6 +147,25 @@ func (c Config) Validate() error {
 		}
 		if ix.SortKey != "" && ix.SortKey == ix.PartitionKey {
 			bad("index %q: sort key %q is the same attribute as its partition key", ix.Name, ix.SortKey)
+		}
+		switch ix.Projection {
+		case "", types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+			if len(ix.NonKeyAttributes) > 0 {
+				bad("index %q: non-key attributes need projection INCLUDE, not %s", ix.Name, ix.projection())
+			}
+		case types.ProjectionTypeInclude:
+			if len(ix.NonKeyAttributes) == 0 {
+				bad("index %q: projection INCLUDE names no attribute", ix.Name)
+			}
+		default:
+			bad("index %q: unknown projection %q", ix.Name, ix.Projection)
+		}
+	}
+	for name, t := range c.KeyTypes {
+		switch t {
+		case types.ScalarAttributeTypeS, types.ScalarAttributeTypeN, types.ScalarAttributeTypeB:
+		default:
+			bad("key attribute %q: type %q is not S, N or B", name, t)
 		}
 	}
 	if c.Concurrency < 1 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,16 +28,18 @@ var ErrTableMismatch = errors.New("load: existing table does not match the mappi
 const tableWait = 5 * time.Minute
 
 // EnsureTable creates cfg.Table if it does not exist: the partition key, the
-// sort key if any, and every index of cfg.Indexes, all keys of type S,
-// on-demand billing, indexes projecting ALL; then waits until it is ACTIVE.
-// If the table exists, it checks that its key schema and indexes match cfg
-// and explains every difference if not, then waits until it is ACTIVE.
+// sort key if any, and every index of cfg.Indexes, keys of the types of
+// cfg.KeyTypes (S by default), on-demand billing, indexes projecting what
+// cfg says (ALL by default); then waits until it is ACTIVE. If the table
+// exists, it checks it with CheckTable and explains every difference if it
+// cannot serve cfg (an error wrapping ErrTableMismatch), then waits until
+// it is ACTIVE.
 func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	desc, err := describeTable(ctx, client, cfg.Table)
+	desc, err := Describe(ctx, client, cfg.Table)
 	if err != nil {
 		return err
 	}
@@ -47,7 +49,7 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 		switch {
 		case errors.As(err, &inUse):
 			// Created concurrently: check it like an existing one.
-			if desc, err = describeTable(ctx, client, cfg.Table); err != nil {
+			if desc, err = Describe(ctx, client, cfg.Table); err != nil {
 				return err
 			}
 		case err != nil:
@@ -57,7 +59,10 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 		}
 	}
 	if desc != nil {
-		if err := checkTable(cfg, desc); err != nil {
+		check := CheckTable(cfg, desc)
+		// Waiting below resolves a table or index that is not ACTIVE yet.
+		check.Problems = slices.DeleteFunc(check.Problems, func(p TableProblem) bool { return p.Pending })
+		if err := check.Err(); err != nil {
 			return err
 		}
 		if desc.TableStatus == types.TableStatusActive && indexesActive(desc) {
@@ -72,21 +77,6 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 		return fmt.Errorf("load: wait for table %q to become active: %w", cfg.Table, err)
 	}
 	return nil
-}
-
-// describeTable returns nil, nil when the table does not exist.
-func describeTable(ctx context.Context, client TableAPI, table string) (*types.TableDescription, error) {
-	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var nf *types.ResourceNotFoundException
-	switch {
-	case errors.As(err, &nf):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("load: describe table %q: %w", table, err)
-	case out.Table == nil:
-		return nil, fmt.Errorf("load: describe table %q: empty answer", table)
-	}
-	return out.Table, nil
 }
 
 func indexesActive(t *types.TableDescription) bool {
@@ -106,7 +96,7 @@ func createTableInput(cfg Config) *dynamodb.CreateTableInput {
 			return
 		}
 		seen[name] = true
-		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: types.ScalarAttributeTypeS})
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: cfg.keyType(name)})
 	}
 	def(cfg.PartitionKey)
 	def(cfg.SortKey)
@@ -121,7 +111,7 @@ func createTableInput(cfg Config) *dynamodb.CreateTableInput {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
 			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: projectionOf(ix),
 		})
 	}
 	in.AttributeDefinitions = defs
@@ -149,53 +139,10 @@ func keysOf(ks []types.KeySchemaElement) (pk, sk string) {
 	return pk, sk
 }
 
-// checkTable lists every difference between an existing table and cfg.
-func checkTable(cfg Config, t *types.TableDescription) error {
-	var diffs []string
-	attrTypes := map[string]types.ScalarAttributeType{}
-	for _, d := range t.AttributeDefinitions {
-		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
+func projectionOf(ix Index) *types.Projection {
+	p := &types.Projection{ProjectionType: ix.projection()}
+	if p.ProjectionType == types.ProjectionTypeInclude {
+		p.NonKeyAttributes = ix.NonKeyAttributes
 	}
-	checkType := func(what, name string) {
-		if typ, ok := attrTypes[name]; ok && typ != types.ScalarAttributeTypeS {
-			diffs = append(diffs, fmt.Sprintf("%s %q has type %s, the mapping writes strings (S)", what, name, typ))
-		}
-	}
-	compare := func(what string, wantPK, wantSK string, ks []types.KeySchemaElement) {
-		pk, sk := keysOf(ks)
-		if pk != wantPK {
-			diffs = append(diffs, fmt.Sprintf("%s partition key is %q, the mapping uses %q", what, pk, wantPK))
-		} else {
-			checkType(what+" partition key", pk)
-		}
-		switch {
-		case sk == wantSK:
-			if sk != "" {
-				checkType(what+" sort key", sk)
-			}
-		case sk == "":
-			diffs = append(diffs, fmt.Sprintf("%s has no sort key, the mapping uses %q", what, wantSK))
-		case wantSK == "":
-			diffs = append(diffs, fmt.Sprintf("%s sort key is %q, the mapping uses none", what, sk))
-		default:
-			diffs = append(diffs, fmt.Sprintf("%s sort key is %q, the mapping uses %q", what, sk, wantSK))
-		}
-	}
-	compare("table", cfg.PartitionKey, cfg.SortKey, t.KeySchema)
-	existing := map[string][]types.KeySchemaElement{}
-	for _, ix := range t.GlobalSecondaryIndexes {
-		existing[aws.ToString(ix.IndexName)] = ix.KeySchema
-	}
-	for _, ix := range cfg.Indexes {
-		ks, ok := existing[ix.Name]
-		if !ok {
-			diffs = append(diffs, fmt.Sprintf("index %q is missing", ix.Name))
-			continue
-		}
-		compare("index "+ix.Name, ix.PartitionKey, ix.SortKey, ks)
-	}
-	if len(diffs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: table %q: %s", ErrTableMismatch, cfg.Table, strings.Join(diffs, "; "))
+	return p
 }
