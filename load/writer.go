@@ -76,10 +76,12 @@ type pending struct {
 
 // run is the state of one Write call.
 type run struct {
-	w      *Writer
-	tally  *tally
-	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
+	w       *Writer
+	tally   *tally
+	cancel  context.CancelCauseFunc
+	wg      sync.WaitGroup
+	slots   chan struct{} // Concurrency of them: a batch holds one to be sent
+	backing chan struct{} // batches backing off without a slot
 
 	mu        sync.Mutex
 	fatal     error
@@ -101,7 +103,9 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 	defer w.running.Store(false)
 
 	start := w.clk.Now()
-	r := &run{w: w, tally: newTally()}
+	r := &run{w: w, tally: newTally(),
+		slots:   make(chan struct{}, w.cfg.Concurrency),
+		backing: make(chan struct{}, backoffFactor*w.cfg.Concurrency)}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
 	defer cancel(nil)
@@ -115,13 +119,15 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 }
 
 // dispatch reads items into the window and hands batches to at most
-// Concurrency goroutines. A batch is formed when a goroutine is free and the
-// window is full, the input is closed, or the input has been idle for
-// Linger (so a producer that waits for acknowledgements is never stuck).
+// Concurrency goroutines at a time (a batch backing off before a retry
+// gives its slot up, see send). A batch is formed when a goroutine is free
+// and the window is full, the input is closed, or the input has been idle
+// for Linger (so a producer that waits for acknowledgements is never
+// stuck).
 func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	cfg := r.w.cfg
 	var win window
-	slots := make(chan struct{}, cfg.Concurrency)
+	slots := r.slots
 	linger := time.NewTimer(cfg.Linger)
 	defer linger.Stop()
 	stale := time.NewTicker(staleFactor * cfg.Linger)
@@ -177,6 +183,11 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 // staleFactor × Linger is how long items may wait in a window that neither
 // fills nor idles.
 const staleFactor = 10
+
+// backoffFactor × Concurrency batches may back off before a retry without
+// holding a slot, so that a few unlucky batches do not stall the writer;
+// beyond that, a batch backs off in its slot.
+const backoffFactor = 3
 
 // envelopeBytes bounds the request body outside the items:
 // {"RequestItems":{"<table>":[...]}}.
