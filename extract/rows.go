@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"iter"
@@ -430,7 +431,7 @@ func decode(target any, t pgkind.Type) (any, error) {
 		if *v == nil {
 			return nil, nil
 		}
-		return append([]byte(nil), *v...), nil
+		return bytes.Clone(*v), nil // an empty bytea stays empty, not nil (NULL)
 	case *pgtype.Text:
 		if !v.Valid {
 			return nil, nil
@@ -458,7 +459,7 @@ func decode(target any, t pgkind.Type) (any, error) {
 			if e == nil {
 				return nil
 			}
-			return append([]byte(nil), e...)
+			return bytes.Clone(e)
 		})
 	case *pgtype.Array[pgtype.Text]:
 		return decodeArray(v, func(e pgtype.Text) any {

@@ -21,14 +21,33 @@ type Item struct {
 	Attrs     map[string]types.AttributeValue
 }
 
-// RowError is a source row that cannot become an item: it names the entity,
-// the source table, the row's key and the column at fault.
+// RowError is a source row that cannot become an entity's item: it names
+// the entity, the source table, the row's key and the column at fault.
+// A row with several problems names them all: Problems lists each with its
+// column, Column is the first one's, and Err says all of them.
 type RowError struct {
 	Entity, Table, Key, Column string
 	Err                        error
+	Problems                   []Problem
+}
+
+// Problem is one reason a row cannot become an item.
+type Problem struct {
+	Column string // "" when no one column is at fault
+	Err    error
+}
+
+func (p Problem) String() string {
+	if p.Column == "" {
+		return p.Err.Error()
+	}
+	return "column " + p.Column + ": " + p.Err.Error()
 }
 
 func (e *RowError) Error() string {
+	if len(e.Problems) > 1 {
+		return fmt.Sprintf("entity %s, table %s, row %s: %d problems: %v", e.Entity, e.Table, e.Key, len(e.Problems), e.Err)
+	}
 	col := ""
 	if e.Column != "" {
 		col = " column " + e.Column
@@ -37,6 +56,26 @@ func (e *RowError) Error() string {
 }
 
 func (e *RowError) Unwrap() error { return e.Err }
+
+// problems is the error of a row with several problems: each with its
+// column, separated by "; ".
+type problems []Problem
+
+func (ps problems) Error() string {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.String()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (ps problems) Unwrap() []error {
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = p.Err
+	}
+	return errs
+}
 
 // Plan is a compiled mapping: one Source per source table.
 type Plan struct {
@@ -456,8 +495,13 @@ func (s *Source) Apply(row extract.Row) ([]Item, []*RowError) {
 	return items, errs
 }
 
-func (ep *entityPlan) rowErr(key, col string, err error) *RowError {
-	return &RowError{Entity: ep.e.Name, Table: ep.tableName, Key: key, Column: col, Err: err}
+// rowErr is the RowError of a row with the given problems (at least one).
+func (ep *entityPlan) rowErr(key string, ps []Problem) *RowError {
+	e := &RowError{Entity: ep.e.Name, Table: ep.tableName, Key: key, Column: ps[0].Column, Err: ps[0].Err, Problems: ps}
+	if len(ps) > 1 {
+		e.Err = problems(ps)
+	}
+	return e
 }
 
 // shardOf picks the shard for a row: a stable hash, so that every run and
@@ -471,11 +515,18 @@ func shardOf(text string, n int) string {
 func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowError) {
 	m := ep.m
 	attrs := make(map[string]types.AttributeValue, len(ep.attrs)+6)
-	render := func(kp keyPlan, attr string, ip *indexPlan) (bool, *RowError) {
+	// Every problem of the row is collected, so that its reject line names
+	// them all and one fix of the source is enough.
+	var probs []Problem
+	problem := func(col string, err error) { probs = append(probs, Problem{Column: col, Err: err}) }
+	// render builds a key attribute; false when it cannot (a problem, or a
+	// NULL index input that leaves the item out of a sparse index).
+	render := func(kp keyPlan, attr string, ip *indexPlan) bool {
 		if kp.t == nil {
-			return true, nil
+			return true
 		}
 		var b strings.Builder
+		ok := true
 		for i, part := range kp.t.Parts {
 			switch kp.cols[i] {
 			case -1:
@@ -483,17 +534,20 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 				continue
 			case -2:
 				if ip.shardCount < 1 {
-					return false, ep.rowErr(key, "", fmt.Errorf("index %s: shard count is not computed", ip.name))
+					problem("", fmt.Errorf("index %s: shard count is not computed", ip.name))
+					return false
 				}
 				in := key
 				if ip.shardBy >= 0 {
 					c := s.column(ip.shardBy)
 					txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
 					if errors.Is(err, errNull) {
-						return false, nil // no shard input: stays out of the index
+						return false // no shard input: stays out of the index
 					}
 					if err != nil {
-						return false, ep.rowErr(key, c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
+						problem(c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
+						ok = false
+						continue
 					}
 					in = txt
 				}
@@ -504,35 +558,28 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 			txt, err := KeyText(row.Values[kp.cols[i]], c.Type.Kind, part.Width, m.Separator)
 			if err != nil {
 				if ip != nil && errors.Is(err, errNull) {
-					return false, nil
+					return false
 				}
-				return false, ep.rowErr(key, c.Name, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
+				problem(c.Name, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
+				ok = false
+				continue
 			}
 			b.WriteString(txt)
 		}
-		attrs[attr] = &types.AttributeValueMemberS{Value: b.String()}
-		return true, nil
+		if ok {
+			attrs[attr] = &types.AttributeValueMemberS{Value: b.String()}
+		}
+		return ok
 	}
-	if _, err := render(ep.pk, m.PartitionKey, nil); err != nil {
-		return Item{}, err
-	}
-	if _, err := render(ep.sk, m.SortKey, nil); err != nil {
-		return Item{}, err
-	}
+	render(ep.pk, m.PartitionKey, nil)
+	render(ep.sk, m.SortKey, nil)
 	for _, ip := range ep.indexes {
 		// An index key with a NULL input leaves the item out of the index:
 		// both index attributes are omitted together (a sparse index).
-		ok, err := render(ip.pk, ip.pkAttr, ip)
-		if err != nil {
-			return Item{}, err
-		}
-		if !ok {
+		if !render(ip.pk, ip.pkAttr, ip) {
 			continue
 		}
-		if ok, err = render(ip.sk, ip.skAttr, ip); err != nil {
-			return Item{}, err
-		}
-		if !ok {
+		if !render(ip.sk, ip.skAttr, ip) {
 			delete(attrs, ip.pkAttr)
 		}
 	}
@@ -540,8 +587,12 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 	for _, ap := range ep.attrs {
 		c := s.column(ap.col)
 		av, ok, err := AttributeValue(row.Values[ap.col], c.Type, ap.a.As, ap.a.Null)
+		if err == nil && ok {
+			err = checkNesting(av, 1)
+		}
 		if err != nil {
-			return Item{}, ep.rowErr(key, c.Name, fmt.Errorf("attribute %s: %w", ap.a.Name, err))
+			problem(c.Name, fmt.Errorf("attribute %s: %w", ap.a.Name, err))
+			continue
 		}
 		if ok {
 			attrs[ap.a.Name] = av
@@ -550,9 +601,13 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 	for _, emp := range ep.embeds {
 		av, col, err := emp.build(row.Values[emp.pos])
 		if err != nil {
-			return Item{}, ep.rowErr(key, col, fmt.Errorf("embed %s: %w", emp.em.Attribute, err))
+			problem(col, fmt.Errorf("embed %s: %w", emp.em.Attribute, err))
+			continue
 		}
 		attrs[emp.em.Attribute] = av
+	}
+	if len(probs) > 0 {
+		return Item{}, ep.rowErr(key, probs)
 	}
 	return Item{Entity: ep.e.Name, Table: ep.tableName, SourceKey: key, Attrs: attrs}, nil
 }
@@ -570,6 +625,9 @@ func (emp *embedPlan) build(v any) (types.AttributeValue, string, error) {
 		for _, ap := range emp.attrs {
 			c := emp.cols[ap.col]
 			av, ok, err := AttributeValue(ch.Values[ap.col], c.Type, ap.a.As, ap.a.Null)
+			if err == nil && ok {
+				err = checkNesting(av, 3) // in the child's map, in the embed's list or map
+			}
 			if err != nil {
 				return nil, c.Name, fmt.Errorf("child %d: %w", i+1, err)
 			}
