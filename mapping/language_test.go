@@ -62,6 +62,8 @@ func TestLanguageDiagnostics(t *testing.T) {
 		{"bad key type", "table: T\nkeys: { partition: PK, sort: { name: SK, type: X } }\nentities: {}\n", false, []string{
 			`m.yaml:2:48: keys.sort type must be S (string), N (number) or B (binary), not "X"`,
 			`m.yaml:3:11: entities must declare at least one entity`}},
+		{"one attribute, two types", "table: T\nkeys: { partition: PK, sort: { name: SK, type: N } }\nindexes:\n  Inverse: { partition: SK, sort: PK }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: \"{customer_id}\" } }\n", false,
+			[]string{`m.yaml:4:3: index Inverse: key attribute "SK" has type S here but N as the table's sort key; an attribute has one type`}},
 		{"local index with partition", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  LSI1: { local: true, partition: X, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
 			[]string{`m.yaml:4:24: index LSI1 is local: it shares the table's partition key "PK", so it declares only sort`}},
 		{"local index without table sort key", "table: T\nkeys: { partition: PK }\nindexes:\n  LSI1: { local: true, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\" } }\n", false,

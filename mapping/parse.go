@@ -143,6 +143,7 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 	p.required(n, "the mapping", have, "table", "keys", "entities")
 	if indexesNode != nil {
 		p.parseIndexes(indexesNode, m)
+		p.checkKeyTypes(m)
 	}
 	if entitiesNode != nil {
 		p.parseEntities(entitiesNode, m)
@@ -239,6 +240,39 @@ func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
 		}
 		m.Indexes = append(m.Indexes, ix)
 	})
+}
+
+// checkKeyTypes checks that an attribute serving as several keys (an
+// inverted index keyed on SK) has one type in all of them.
+func (p *parser) checkKeyTypes(m *Mapping) {
+	type use struct {
+		typ  KeyType
+		what string
+	}
+	seen := map[string]use{}
+	add := func(name string, typ KeyType, what string, at Pos) {
+		if name == "" {
+			return
+		}
+		if typ == "" {
+			typ = KeyString
+		}
+		if prev, ok := seen[name]; ok && prev.typ != typ {
+			p.r.errorf(at, "%s: key attribute %q has type %s here but %s as %s; an attribute has one type", what, name, typ, prev.typ, prev.what)
+			return
+		}
+		if _, ok := seen[name]; !ok {
+			seen[name] = use{typ, what}
+		}
+	}
+	add(m.PartitionKey, m.PartitionKeyType, "the table's partition key", m.Pos)
+	add(m.SortKey, m.SortKeyType, "the table's sort key", m.Pos)
+	for _, ix := range m.Indexes {
+		if !ix.Local {
+			add(ix.PartitionKey, ix.PartitionKeyType, "index "+ix.Name, ix.Pos)
+		}
+		add(ix.SortKey, ix.SortKeyType, "index "+ix.Name, ix.Pos)
+	}
 }
 
 // parseProjection reads projection: ALL | KEYS_ONLY | { include: [attr, ...] }.

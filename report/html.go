@@ -217,7 +217,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 {{end}}</table></div>
 {{with .Capacity.Indexes}}<div class="panel"><h3>Global secondary indexes</h3><table>
 <tr><th>index</th><th class="r">items</th><th class="r">write units</th><th class="r">distinct partition keys</th><th>counted</th></tr>
-{{range .}}<tr><td><code>{{.Index}}</code></td><td class="r">{{count .Items}}</td><td class="r">{{count .WriteUnits}}</td><td class="r">{{count .DistinctPartitionKeys}}</td><td>{{.Method}}</td></tr>
+{{range .}}<tr><td><code>{{.Index}}</code></td><td class="r">{{count .Items}}</td><td class="r">{{count .WriteUnits}}</td><td class="r">{{count .DistinctPartitionKeys}}</td><td>{{.Method}}{{with .Saving}}; {{.}}{{end}}</td></tr>
 {{end}}</table></div>{{end}}
 {{with .Capacity.Shards}}<div class="panel"><h3>Computed shard counts (count: auto)</h3><table>
 <tr><th>entity</th><th>index</th><th class="r">avg item</th><th class="r">items/RCU</th><th class="r">items/s per partition</th><th class="r">readRate</th><th class="r">raw</th><th class="r">shards</th></tr>

@@ -198,8 +198,12 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 	}
 	add("duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5))))
 	for _, ix := range c.Indexes {
-		add(ix.Index, fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
-			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method))
+		line := fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
+			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method)
+		if s := ix.Saving(); s != "" {
+			line += "; " + s
+		}
+		add(ix.Index, line)
 	}
 	for i, sh := range c.Shards {
 		k := ""
