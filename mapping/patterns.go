@@ -357,6 +357,18 @@ func (p *parser) checkPatternParams(ap *AccessPattern) {
 	}
 }
 
+// SQLParams lists the @name parameters the pattern's SQL uses, each once,
+// in order of first use.
+func (ap *AccessPattern) SQLParams() []string {
+	var out []string
+	for _, u := range sqlParams(ap.SQL) {
+		if !contains(out, u.name) {
+			out = append(out, u.name)
+		}
+	}
+	return out
+}
+
 type sqlParam struct {
 	name   string
 	offset int
