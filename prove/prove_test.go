@@ -41,6 +41,7 @@ keys: { partition: PK, sort: SK }
 indexes:
   GSI1: { partition: GSI1PK, sort: GSI1SK }
   GSI2: { partition: GSI2PK, sort: GSI2SK, projection: KEYS_ONLY }
+  LSI1: { local: true, sort: { name: LSI1SK, type: N }, projection: { include: [orderId, total] } }
 entities:
   Customer:
     from: customers
@@ -63,7 +64,13 @@ entities:
         sk: "{total|decimal:6.2}#{order_id:8}"
         shard: { count: 3, by: order_id }
         where: status <> 'CLOSED'
+      LSI1: { sk: "{total}" }
 accessPatterns:
+  biggestOrders:
+    description: a customer's five largest orders, from a local index with a number sort key
+    params: { id: customers.customer_id }
+    query: { index: LSI1, pk: "CUSTOMER#{id}", direction: desc, limit: 5 }
+    sql: SELECT order_id AS "orderId", total FROM orders WHERE customer_id = @id ORDER BY total DESC LIMIT 5
   profile:
     description: a customer's profile
     params: { id: customers.customer_id }
@@ -141,7 +148,13 @@ func setup(t *testing.T, yaml string) *shop {
 	ddb := testservices.DynamoDBClient(t, endpoint)
 	cfg := load.Config{Table: testservices.TableName(t, "shop"), PartitionKey: "PK", SortKey: "SK"}
 	for _, ix := range m.Indexes {
-		cfg.Indexes = append(cfg.Indexes, load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Projection: types.ProjectionType(ix.Projection.Type)})
+		li := load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Local: ix.Local,
+			PartitionKeyType: types.ScalarAttributeType(ix.PartitionKeyType), SortKeyType: types.ScalarAttributeType(ix.SortKeyType),
+			Projection: types.ProjectionType(ix.Projection.Type)}
+		for _, a := range ix.Projection.NonKeyAttributes {
+			li.NonKeyAttributes = append(li.NonKeyAttributes, a.Name)
+		}
+		cfg.Indexes = append(cfg.Indexes, li)
 	}
 	if err := load.EnsureTable(ctx, ddb, cfg); err != nil {
 		t.Fatal(err)
@@ -191,7 +204,7 @@ func TestProve(t *testing.T) {
 	ctx := t.Context()
 	db := &countingDB{DynamoDB: s.ddb}
 	cfg := prove.Config{Mapping: s.m, Catalog: s.cat, Table: s.cfg.Table, Samples: 25, ConsistentRead: true,
-		Patterns: []string{"profile", "byEmail", "latestOrders", "ordersInRange"}}
+		Patterns: []string{"profile", "byEmail", "latestOrders", "ordersInRange", "biggestOrders"}}
 	res, err := prove.Prove(ctx, s.snap, db, cfg)
 	if err != nil {
 		t.Fatal(err)
