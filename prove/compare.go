@@ -33,7 +33,7 @@ func compareAnswers(items []map[string]types.AttributeValue, cols []extract.Resu
 		}
 		return msg
 	}
-	if ordered {
+	if ordered || len(rows) == 1 {
 		for i := range rows {
 			if d := compareRow(items[i], cols, rows[i]); d != "" {
 				return fmt.Sprintf("answer %d, item %s: %s", i+1, keyText(items[i], k), d)

@@ -79,7 +79,7 @@ func TestCompareAnswers(t *testing.T) {
 	if d := compareAnswers(items, cols, rows[:1], true, k); d != `DynamoDB returned 2 items, SQL 1 rows; first extra item PK={"S":"P"} SK={"S":"B"}` {
 		t.Errorf("count: %q", d)
 	}
-	if d := compareAnswers(items[:1], cols, [][]any{{int64(3)}}, false, k); d != `row 1 (id=3) has no equal item; the nearest, item PK={"S":"P"} SK={"S":"A"}: id is {"N":"1"}, SQL says 3` {
+	if d := compareAnswers(items, cols, [][]any{{int64(2)}, {int64(3)}}, false, k); d != `row 2 (id=3) has no equal item; the nearest, item PK={"S":"P"} SK={"S":"A"}: id is {"N":"1"}, SQL says 3` {
 		t.Errorf("unordered difference: %q", d)
 	}
 }

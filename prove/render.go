@@ -35,6 +35,9 @@ func (r *Result) Summary() string {
 		}
 	}
 	if r.Proven {
+		if len(r.Patterns) == 1 {
+			return "the access pattern was answered alike by DynamoDB and SQL"
+		}
 		return fmt.Sprintf("all %d access patterns answered alike by DynamoDB and SQL", len(r.Patterns))
 	}
 	var parts []string
@@ -47,7 +50,14 @@ func (r *Result) Summary() string {
 	if untried > 0 {
 		parts = append(parts, fmt.Sprintf("%d had nothing to try", untried))
 	}
-	return fmt.Sprintf("%d of %d access patterns not proven: %s", differs+failed+untried, len(r.Patterns), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d of %s not proven: %s", differs+failed+untried, patternsWord(len(r.Patterns)), strings.Join(parts, ", "))
+}
+
+func patternsWord(n int) string {
+	if n == 1 {
+		return "1 access pattern"
+	}
+	return fmt.Sprintf("%d access patterns", n)
 }
 
 func sampleNote(p PatternResult) string {
@@ -59,7 +69,7 @@ func sampleNote(p PatternResult) string {
 
 // WriteText writes the result for a terminal.
 func (r *Result) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "prove: table %s, %d access patterns, up to %d parameter sets each (seed %d)\n\n", r.Table, len(r.Patterns), r.Samples, r.Seed)
+	fmt.Fprintf(w, "prove: table %s, %s, up to %d parameter sets each (seed %d)\n\n", r.Table, patternsWord(len(r.Patterns)), r.Samples, r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PATTERN\tOPERATION\tTRIED\tOF\tMISSING\tMATCHED\tMISMATCHED\tSKIPPED\tITEMS\tRESULT\t")
 	for _, p := range r.Patterns {

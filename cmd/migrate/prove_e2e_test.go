@@ -69,6 +69,7 @@ func TestProveBookstore(t *testing.T) {
 		args := []string{"prove", "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table,
 			"--pattern", "customerProfile", "--samples", "100000"}
 		out, errOut, code := runCLI(t, args...)
+		t.Logf("migrate prove on a tampered table (exit %d):\n%s", code, out)
 		if code == 0 || !strings.Contains(out, "DIFFERS") || !strings.Contains(out, `differs for id=1:`) ||
 			!strings.Contains(out, `name is {"S":"Somebody Else"}, SQL says`) {
 			t.Fatalf("prove exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
