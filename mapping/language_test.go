@@ -204,6 +204,10 @@ func TestAccessPatternDiagnostics(t *testing.T) {
     sql: x
   c:
     sql: SELECT 1
+  d:
+    params: customers.customer_id
+    get: { pk: X, sk: Y }
+    sql: SELECT 1
 `, false, []string{
 			`m.yaml:18:5: access pattern a has both get and query: a pattern is one operation`,
 			`m.yaml:19:28: index "GSI3" is not declared under indexes (did you mean "GSI1"?)`,
@@ -211,7 +215,8 @@ func TestAccessPatternDiagnostics(t *testing.T) {
 			`m.yaml:23:26: access pattern a2: {idd} is not a parameter: declare it under params (did you mean "id"?)`,
 			`m.yaml:24:31: access pattern a2: sql uses @ids, which is not a parameter (did you mean "id"?)`,
 			`m.yaml:26:26: access pattern b: {shard} belongs in a query's pk, where it fans the query out over every shard`,
-			`m.yaml:29:5: access pattern c needs get: { pk, sk } or query: { pk, ... }: the operation that answers it (never a Scan)`}},
+			`m.yaml:29:5: access pattern c needs get: { pk, sk } or query: { pk, ... }: the operation that answers it (never a Scan)`,
+			`m.yaml:31:13: params is a query (SELECT ... AS name) or { name: table.column }, not "customers.customer_id"`}},
 		{"keys the design does not write", `  a:
     params: { id: customers.customr_id }
     get: { pk: "CUSTMER#{id}", sk: PROFILE }

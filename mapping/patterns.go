@@ -135,6 +135,9 @@ func (p *parser) parseAccessPatterns(n *yaml.Node, m *Mapping) {
 func (p *parser) parseParams(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 	if v.Kind == yaml.ScalarNode {
 		ap.ParamsSQL, _ = p.name(v, "params")
+		if ap.ParamsSQL != "" && !strings.ContainsAny(strings.TrimSpace(ap.ParamsSQL), " \t\n") {
+			p.r.errorf(pos(v), "params is a query (SELECT ... AS name) or { name: table.column }, not %q", ap.ParamsSQL)
+		}
 		return
 	}
 	p.fields(v, "params", nil, func(name string, k, v *yaml.Node) {
