@@ -74,6 +74,8 @@ func TestLanguageDiagnostics(t *testing.T) {
 			[]string{`m.yaml:4:35: projection must be ALL, KEYS_ONLY or { include: [attr, ...] }, not "KEYS_ONY" (did you mean "KEYS_ONLY"?)`}},
 		{"projection of an attribute nobody writes", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  G: { partition: GP, projection: { include: [nmae] } }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, attributes: [name], index: { G: { pk: \"N#{name}\" } } }\n", false,
 			[]string{`m.yaml:4:47: index G projects "nmae", which no entity in the index writes (did you mean "name"?)`}},
+		{"projecting keys", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  G: { partition: GP, projection: { include: [SK, H1, name] } }\n  H: { partition: H1 }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, attributes: [name], index: { G: { pk: \"N#{name}\" }, H: { pk: X } } }\n", false,
+			[]string{`m.yaml:4:47: index G projects "SK", a key of the table or the index: keys are always projected`}},
 		{"unknown function", orderHead + "    index: { GSI1: { pk: \"S#{status|lowr}\", sk: X } }\n", false,
 			[]string{`m.yaml:10:37: pk: {status|lowr}: unknown function "lowr" (did you mean "lower"?); functions are lower, upper, nfc, nfd, nfkc, nfkd, year, month, day, date, signed, decimal`}},
 		{"signed without width", orderHead + "    index: { GSI1: { pk: \"S#{status}\", sk: \"{total|signed}\" } }\n", false,

@@ -324,9 +324,13 @@ func (p *parser) checkIndexProjections(m *Mapping) {
 		reserved := m.reservedAttributes()
 		written := m.writtenAttributes(ix.Name)
 		for _, a := range ix.Projection.NonKeyAttributes {
-			if what, ok := reserved[a.Name]; ok && a.Name != m.EntityAttribute {
-				p.r.errorf(a.Pos, "index %s projects %q, which is %s: keys are always projected", ix.Name, a.Name, what)
+			switch a.Name {
+			case m.PartitionKey, m.SortKey, ix.PartitionKey, ix.SortKey:
+				p.r.errorf(a.Pos, "index %s projects %q, a key of the table or the index: keys are always projected", ix.Name, a.Name)
 				continue
+			}
+			if _, isKey := reserved[a.Name]; isKey {
+				continue // another index's key or the entity attribute: written by the tool
 			}
 			if written != nil && !written[a.Name] {
 				p.r.errorf(a.Pos, "index %s projects %q, which no entity in the index writes%s", ix.Name, a.Name, suggest(a.Name, sortedKeys(written)))
