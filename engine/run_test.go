@@ -245,10 +245,25 @@ func TestRunFailsThenResumes(t *testing.T) {
 	if _, err := engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: newFakeTarget(), StateFile: state}); !errors.Is(err, engine.ErrState) {
 		t.Fatalf("run over an unfinished state file: %v, want ErrState", err)
 	}
+	// The source changes in between: a customer is added to a table the
+	// first run finished. The resumed run does not read it again, and says
+	// so.
+	conn, err := pgx.Connect(t.Context(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), "INSERT INTO customers VALUES (51, 'late customer', 0)"); err != nil {
+		t.Fatal(err)
+	}
 	resumed := newFakeTarget()
 	res, err = engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: resumed, StateFile: state, Resume: true})
 	if err != nil || !res.Resumed || res.Status != engine.StatusComplete {
 		t.Fatalf("resume: %v (result %+v)", err, res)
+	}
+	wantChange := []engine.SourceChange{{Source: "public.customers", RowsThen: 50, RowsNow: 51, LastKeyThen: "50", LastKeyNow: "51"}}
+	if !slices.Equal(res.SourceChanges, wantChange) {
+		t.Errorf("source changes %+v, want %+v", res.SourceChanges, wantChange)
 	}
 	// Everything arrived, over both runs; the resumed run skipped what the
 	// first one had acknowledged.

@@ -217,6 +217,13 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 			err, cmp.Or(o.rejectFile, res.Table+".rejects.jsonl"), again)
 	}
 	printSummary(g.stdout, res)
+	if len(res.SourceChanges) > 0 {
+		fmt.Fprintln(g.stderr, "migrate: the source changed since the run being resumed; these finished tables were not read again:")
+		for _, c := range res.SourceChanges {
+			fmt.Fprintf(g.stderr, "  %s: %d rows (last key %s) then, %d rows (last key %s) now\n", c.Source, c.RowsThen, c.LastKeyThen, c.RowsNow, c.LastKeyNow)
+		}
+		fmt.Fprintf(g.stderr, "the table may differ from the source: see with\n  migrate verify %s --table %s\nthen run again with --fresh (and migrate prune for deleted rows)\n", shellQuote(o.mapping), shellQuote(res.Table))
+	}
 	if o.summaryJSON != "" {
 		if werr := writeSummaryJSON(o.summaryJSON, res); werr != nil {
 			err = errors.Join(err, werr)
