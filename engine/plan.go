@@ -65,10 +65,7 @@ func (c PlanConfig) Validate() error {
 func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	src, tgt, err := openBoth(ctx, &cfg.CompareConfig)
+	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
 	if err != nil {
 		return nil, err
 	}

@@ -72,10 +72,7 @@ type EntityCount struct {
 // unreadable.
 func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	src, tgt, err := openBoth(ctx, &cfg.CompareConfig)
+	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
 	if err != nil {
 		return nil, err
 	}

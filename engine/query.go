@@ -60,14 +60,7 @@ func Query(ctx context.Context, client Querier, q QueryInput) ([]map[string]type
 	if len(q.PKs) > 0 {
 		return queryMerged(ctx, client, q)
 	}
-	desc, err := tableread.Describe(ctx, client, q.Table)
-	if err != nil {
-		return nil, err
-	}
-	if desc == nil {
-		return nil, fmt.Errorf("query: table %s does not exist", q.Table)
-	}
-	pkName, skName, err := keyNamesOf(desc, q.Index)
+	pkName, skName, err := describeKeys(ctx, client, q.Table, q.Index)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +140,19 @@ func skCondition(q QueryInput, skName string) (expression.KeyConditionBuilder, b
 	return sk.Between(expression.Value(q.SKFrom), expression.Value(q.SKTo)), true, nil
 }
 
+// describeKeys returns the key attribute names of a table or one of its
+// indexes, from DescribeTable.
+func describeKeys(ctx context.Context, client tableread.Describer, table, index string) (pk, sk string, err error) {
+	desc, err := tableread.Describe(ctx, client, table)
+	if err != nil {
+		return "", "", err
+	}
+	if desc == nil {
+		return "", "", fmt.Errorf("query: table %s does not exist", table)
+	}
+	return keyNamesOf(desc, index)
+}
+
 // keyNamesOf returns the key attribute names of the table or one of its
 // indexes; an unknown index is an error listing those that exist.
 func keyNamesOf(desc *types.TableDescription, index string) (pk, sk string, err error) {
@@ -192,14 +198,7 @@ func toList(items []map[string]types.AttributeValue) []types.AttributeValue {
 // queryMerged queries every partition of q.PKs and merges the items by sort
 // key (in q.Desc order), then applies q.Limit.
 func queryMerged(ctx context.Context, client Querier, q QueryInput) ([]map[string]types.AttributeValue, error) {
-	desc, err := tableread.Describe(ctx, client, q.Table)
-	if err != nil {
-		return nil, err
-	}
-	if desc == nil {
-		return nil, fmt.Errorf("query: table %s does not exist", q.Table)
-	}
-	_, skName, err := keyNamesOf(desc, q.Index)
+	_, skName, err := describeKeys(ctx, client, q.Table, q.Index)
 	if err != nil {
 		return nil, err
 	}
