@@ -88,8 +88,10 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	code := outcome(root, args, root.ExecuteContext(ctx), stderr)
-	if code == exitUsage && detailedExitCode(args) {
+	err := root.ExecuteContext(ctx)
+	code := outcome(root, args, err, stderr)
+	var ee exitError
+	if code == exitUsage && !errors.As(err, &ee) && detailedExitCode(args) {
 		// plan --detailed-exitcode says "changes" with 2: an error is 1.
 		return exitFailure
 	}
