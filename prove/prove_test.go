@@ -14,14 +14,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
-	"github.com/pgdynamo/migrate/internal/testservices"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/migratetest"
 	"github.com/pgdynamo/migrate/prove"
 	"github.com/pgdynamo/migrate/transform"
 )
 
-func TestMain(m *testing.M) { testservices.Main(m) }
+func TestMain(m *testing.M) { migratetest.Main(m) }
 
 const schemaSQL = `
 CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text NOT NULL, email text, country text NOT NULL);
@@ -110,7 +110,7 @@ type shop struct {
 func setup(t *testing.T, yaml string) *shop {
 	t.Helper()
 	ctx := t.Context()
-	url := testservices.PostgresURL(t)
+	url := migratetest.PostgresURL(t)
 	admin, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -144,9 +144,9 @@ func setup(t *testing.T, yaml string) *shop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	endpoint := testservices.DynamoDBEndpoint(t)
-	ddb := testservices.DynamoDBClient(t, endpoint)
-	cfg := load.Config{Table: testservices.TableName(t, "shop"), PartitionKey: "PK", SortKey: "SK"}
+	endpoint := migratetest.DynamoDBEndpoint(t)
+	ddb := migratetest.DynamoDBClient(t, endpoint)
+	cfg := load.Config{Table: migratetest.TableName(t, "shop"), PartitionKey: "PK", SortKey: "SK"}
 	for _, ix := range m.Indexes {
 		li := load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Local: ix.Local,
 			PartitionKeyType: types.ScalarAttributeType(ix.PartitionKeyType), SortKeyType: types.ScalarAttributeType(ix.SortKeyType),

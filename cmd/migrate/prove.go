@@ -1,34 +1,24 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/prove"
 )
 
 func init() { register(newProveCmd) }
-
-// exitDiffers is prove's (and, by issue 13, verify's) exit code for "it
-// ran, and the answers differ".
-const exitDiffers = 3
-
-// exitCodeError carries an exit code other than execute's defaults.
-// execute must map it (errors.As, ExitCode); until it does, the code is 1.
-type exitCodeError struct {
-	code int
-	err  error
-}
-
-func (e exitCodeError) Error() string { return e.err.Error() }
-func (e exitCodeError) Unwrap() error { return e.err }
-func (e exitCodeError) ExitCode() int { return e.code }
 
 type proveOpts struct {
 	mapping, pg, table string
@@ -45,7 +35,7 @@ type proveOpts struct {
 func newProveCmd(g *globals) *cobra.Command {
 	var o proveOpts
 	cmd := &cobra.Command{
-		Use:   "prove --mapping FILE --pg URL [--table T] [--samples N] [--pattern NAME] [--format text|markdown|json]",
+		Use:   "prove [MAPPING] --pg URL [--table T] [--samples N] [--pattern NAME] [--format text|markdown|json]",
 		Short: "Answer the mapping's access patterns with DynamoDB and with SQL, and compare",
 		Long: `prove proves the mapping's accessPatterns against the migrated table. For each
 pattern it draws parameter values from the source (every value of a small
@@ -62,8 +52,10 @@ computes it; give it with --shards GSI2=14 when the data changed since.
 
 Exit codes: 0 every pattern matched; 1 it could not run (or a pattern
 could not be asked); 2 usage or mapping errors; 3 answers differ.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg = pgURL(o.pg)
 			if o.mapping == "" || o.pg == "" {
 				return usagef("prove: --mapping and --pg (or MIGRATE_PG_URL) are required")
@@ -78,8 +70,8 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 			return runProve(cmd, g, &o, shards)
 		},
 	}
+	addMappingFlag(cmd, &o.mapping)
 	f := cmd.Flags()
-	f.StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
 	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	f.StringVar(&o.table, "table", "", "DynamoDB table (default: the mapping's table)")
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: the AWS configuration)")
@@ -110,22 +102,18 @@ func parseShards(specs []string) (map[string]int, error) {
 
 func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]int) error {
 	ctx := cmd.Context()
-	m, err := loadMapping(o.mapping)
+	m, err := engine.LoadMapping(o.mapping)
 	if err != nil {
 		return err
 	}
 	if len(m.AccessPatterns) == 0 {
 		return usagef("prove: %s declares no accessPatterns", o.mapping)
 	}
-	conn, snap, err := openSnapshot(ctx, o.pg)
+	snap, cat, done, err := openCheckedSnapshot(ctx, m, o.pg)
 	if err != nil {
 		return err
 	}
-	defer closeSnapshot(ctx, conn, snap)
-	cat, err := checkAgainst(ctx, snap, m)
-	if err != nil {
-		return err
-	}
+	defer done()
 	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger})
 	if err != nil {
 		return err
@@ -164,8 +152,48 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	}
 	for _, p := range res.Patterns {
 		if p.Mismatched > 0 {
-			return exitCodeError{exitDiffers, errors.New("prove: " + res.Summary())}
+			return exitError{exitDiffers, errors.New("prove: " + res.Summary())}
 		}
 	}
 	return errors.New("prove: " + res.Summary()) // nothing to try: not proven, not different
+}
+
+// openCheckedSnapshot opens the read-only snapshot prove and docs read the
+// source through, and checks the mapping against its catalog (problems
+// come back as mapping.Diagnostics). done ends the snapshot.
+func openCheckedSnapshot(ctx context.Context, m *mapping.Mapping, url string) (*extract.Snapshot, *mapping.Catalog, func(), error) {
+	conn, err := extract.Connect(ctx, url)
+	if errors.Is(err, extract.ErrBadURL) {
+		return nil, nil, nil, usageError{err}
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	snap, err := extract.Begin(ctx, conn)
+	if err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, nil, nil, err
+	}
+	done := func() {
+		ctx := context.WithoutCancel(ctx)
+		_ = snap.Close(ctx)
+		_ = conn.Close(ctx)
+	}
+	var schemas []string
+	for _, e := range m.Entities {
+		if !slices.Contains(schemas, e.Schema) {
+			schemas = append(schemas, e.Schema)
+		}
+	}
+	cat, err := snap.Catalog(ctx, schemas)
+	if err == nil {
+		if ds := mapping.Check(m, cat); ds != nil {
+			err = ds
+		}
+	}
+	if err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return snap, cat, done, nil
 }
