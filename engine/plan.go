@@ -82,6 +82,8 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		},
 		est: capacity.New(capacity.Config{
 			Indexes:            src.indexes(),
+			PartitionKey:       m.PartitionKey,
+			SortKey:            m.SortKey,
 			PricePerMillionWCU: cfg.PricePerMillionWCU,
 			WriteRate:          cfg.WriteRate,
 			Copies:             capacity.CopySets(m),
@@ -103,8 +105,10 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		expected: b.expected, rowError: b.problem, visit: b.visit}
 	if !tgt.exists {
 		c.mode = "none"
+		pkType, skType := keyTypesOf(m)
 		b.p.Table.Create = tableCreate(load.CreateTableInput(load.Config{
 			Table: tgt.name, PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: src.indexes(),
+			PartitionKeyType: pkType, SortKeyType: skType,
 		}))
 	}
 	cfg.Logger.Debug("plan: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode)
@@ -278,7 +282,8 @@ func (b *planBuilder) finish(src *source) {
 		if !ix.Exact {
 			method = "hyperloglog"
 		}
-		c.Indexes = append(c.Indexes, report.IndexKeys{Index: ix.Name, Items: ix.Items, WriteUnits: ix.WriteUnits, DistinctPartitionKeys: ix.DistinctPartitionKeys, Method: method})
+		c.Indexes = append(c.Indexes, report.IndexKeys{Index: ix.Name, Items: ix.Items, WriteUnits: ix.WriteUnits, DistinctPartitionKeys: ix.DistinctPartitionKeys, Method: method,
+			Projection: ix.Projection, StorageBytes: ix.StorageBytes, AllWriteUnits: ix.AllWriteUnits, AllStorageBytes: ix.AllStorageBytes})
 	}
 	for _, sr := range src.shards {
 		in := sr.Inputs
