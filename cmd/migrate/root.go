@@ -106,6 +106,7 @@ Exit codes: 0 success, 1 failure, 2 usage or mapping error, 130 interrupted.`,
 	for _, add := range subcommands {
 		root.AddCommand(add(g))
 	}
+	setVersion(root)
 	return root
 }
 
