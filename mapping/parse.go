@@ -105,6 +105,7 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 		switch key {
 		case "table":
 			m.Table, _ = p.name(v, "table")
+			p.checkName("table", m.Table, pos(v))
 		case "keys":
 			kh := map[string]bool{}
 			p.fields(v, "keys", []string{"partition", "sort"}, func(key string, _, v *yaml.Node) {
@@ -149,6 +150,7 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
 	p.fields(n, "indexes", nil, func(name string, k, v *yaml.Node) {
 		ix := &Index{Name: name, Pos: pos(k)}
+		p.checkName("index", name, ix.Pos)
 		have := map[string]bool{}
 		p.fields(v, "index "+name, []string{"partition", "sort"}, func(key string, _, v *yaml.Node) {
 			have[key] = true

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pgdynamo/migrate/mapping"
 )
 
 func init() { register(newValidateCmd) }
@@ -23,7 +25,8 @@ file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
 checks the mapping against the source database's catalog: tables and columns
 exist, key templates use sortable columns, keys identify rows and cannot
 collide. It reads only the catalog and writes nothing. Exit code 2 when the
-mapping has problems.`,
+mapping has problems. Warnings (a key template reading a nullable column,
+whose NULL rows a run would reject) are printed but do not fail it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.mapping == "" {
@@ -44,10 +47,16 @@ mapping has problems.`,
 				return err
 			}
 			defer closeSnapshot(ctx, conn, snap)
-			if _, err := checkAgainst(ctx, snap, m); err != nil {
+			cat, err := checkAgainst(ctx, snap, m)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog)\n", o.mapping, plural(len(m.Entities), "entity"))
+			// Warnings are advice: printed, never a failure.
+			ws := mapping.Warnings(m, cat)
+			if ws != nil {
+				fmt.Fprintln(g.stderr, ws.Error())
+			}
+			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, plural(len(m.Entities), "entity"), plural(len(ws), "warning"))
 			return nil
 		},
 	}
