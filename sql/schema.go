@@ -19,6 +19,7 @@ import (
 	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers the pgx5:// driver
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
 )
 
 //go:embed migrations/*.sql
@@ -36,7 +37,37 @@ const MigrationsTable = "migrate_sample_schema_migrations"
 // golang-migrate takes no context: ctx is checked before connecting and, once
 // migrating, its cancellation stops the run after the migration in progress.
 func Up(ctx context.Context, databaseURL string) error {
-	return run(ctx, "up", databaseURL, (*migrate.Migrate).Up)
+	return run(ctx, "up", databaseURL, func(m *migrate.Migrate) error {
+		if _, _, err := m.Version(); errors.Is(err, migrate.ErrNilVersion) {
+			exists, err := bookstoreExists(ctx, databaseURL)
+			if err != nil {
+				return err
+			}
+			if exists {
+				return ErrUntracked
+			}
+		}
+		return m.Up()
+	})
+}
+
+// ErrUntracked means the bookstore's tables exist without a version in
+// MigrationsTable: an older migrate recorded the sample's history in
+// schema_migrations. Up stops rather than fail halfway through creating
+// what exists.
+var ErrUntracked = errors.New("the bookstore tables exist, but " + MigrationsTable + ` has no version for them (an older migrate recorded it in schema_migrations): drop them ("DROP TABLE customers, addresses, authors, books, orders, order_items CASCADE; DROP TYPE order_status") or use a fresh database`)
+
+// bookstoreExists reports whether the sample's first table exists where
+// golang-migrate would create it (the connection's current schema).
+func bookstoreExists(ctx context.Context, databaseURL string) (bool, error) {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var exists bool
+	err = conn.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.customers') IS NOT NULL`).Scan(&exists)
+	return exists, err
 }
 
 // Down reverts every applied migration, dropping the bookstore's tables and

@@ -91,6 +91,25 @@ func TestUpCancelled(t *testing.T) {
 	}
 }
 
+// Tables made before the sample kept its own history (or by hand) are not
+// migrated over: Up says what to do.
+func TestUpOverUntrackedTables(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := testservices.PostgresURL(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `CREATE TABLE customers (customer_id bigint PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Up(ctx, url); !errors.Is(err, ErrUntracked) {
+		t.Fatalf("Up over an untracked customers table: %v, want ErrUntracked", err)
+	}
+}
+
 var bookstoreTables = []string{"customers", "addresses", "authors", "books", "orders", "order_items"}
 
 func TestUpDown(t *testing.T) {
