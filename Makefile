@@ -1,7 +1,7 @@
 # github.com/pgdynamo/migrate. `make` (or `make help`) lists the targets.
 #
 # Integration tests get Postgres and DynamoDB Local from containers they start
-# themselves (internal/testservices). `make test` first makes sure a Docker
+# themselves (package migratetest). `make test` first makes sure a Docker
 # engine runs and the local images exist (scripts/services.sh): that works on
 # a machine that reaches no container registry. Elsewhere, use official images:
 #   make test MIGRATE_TEST_POSTGRES_IMAGE=postgres:16 MIGRATE_TEST_DYNAMODB_IMAGE=amazon/dynamodb-local

@@ -8,10 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
-func TestMain(m *testing.M) { testservices.Main(m) }
+func TestMain(m *testing.M) { migratetest.Main(m) }
 
 // Read finds the tables, the foreign keys between them (composite ones in
 // column order) and the most children per parent, NULL references left
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { testservices.Main(m) }
 func TestRead(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, testservices.PostgresURL(t))
+	conn, err := pgx.Connect(ctx, migratetest.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,16 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// ErrBadURL is wrapped when the source URL cannot be parsed: the caller's
+// mistake, found before any connection is tried.
+var ErrBadURL = errors.New("extract: bad postgres URL")
 
 // Connect opens a connection with a bounded connect timeout, so that an
 // unreachable server fails within seconds. Errors never contain the
@@ -14,7 +19,7 @@ import (
 func Connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse postgres url: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
 		cfg.ConnectTimeout = 5 * time.Second

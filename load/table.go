@@ -199,3 +199,16 @@ func checkTable(cfg Config, t *types.TableDescription) error {
 	}
 	return fmt.Errorf("%w: table %q: %s", ErrTableMismatch, cfg.Table, strings.Join(diffs, "; "))
 }
+
+// CheckTable reports every difference between an existing table's
+// description and cfg's keys and indexes, as one error wrapping
+// ErrTableMismatch, or nil.
+func CheckTable(cfg Config, t *types.TableDescription) error {
+	return checkTable(cfg.WithDefaults(), t)
+}
+
+// CreateTableInput is the request EnsureTable sends to create cfg.Table:
+// what --create-table creates, for plans to show.
+func CreateTableInput(cfg Config) *dynamodb.CreateTableInput {
+	return createTableInput(cfg.WithDefaults())
+}

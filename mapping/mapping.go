@@ -1,8 +1,16 @@
 package mapping
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // Mapping is a parsed, syntactically valid mapping file.
 type Mapping struct {
 	File string
+	// Digest is the hex SHA-256 of the bytes File was parsed from: what a
+	// resumed run compares to be sure it continues the same mapping.
+	Digest string
 
 	Table        string // target DynamoDB table
 	PartitionKey string // attribute name of the table's partition key, e.g. "PK"
@@ -156,3 +164,9 @@ type EntityIndex struct {
 
 // ShardPlaceholder is the template name for the shard number.
 const ShardPlaceholder = "shard"
+
+// digest is the hex SHA-256 of a mapping file's bytes.
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

@@ -20,7 +20,7 @@ const (
 // Checks that need the source catalog are done by Check.
 func Parse(file string, data []byte) (*Mapping, error) {
 	r := &reporter{file: file}
-	m := &Mapping{File: file}
+	m := &Mapping{File: file, Digest: digest(data)}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {

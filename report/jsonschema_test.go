@@ -74,6 +74,15 @@ func TestDocumentsMatchTheSchemas(t *testing.T) {
 	missing := samplePlan()
 	missing.Table.Exists = false
 	missing.Reads = Reads{Mode: "none"}
+	missing.Table.Create = &TableCreate{
+		Keys:    []KeyAttribute{{Name: "PK", Type: "S", Role: "partition"}, {Name: "SK", Type: "S", Role: "sort"}},
+		Billing: "PAY_PER_REQUEST",
+		Indexes: []IndexCreate{
+			{Name: "GSI1", Kind: "global", Keys: []KeyAttribute{{Name: "GSI1PK", Type: "S", Role: "partition"}}, Projection: "ALL"},
+			{Name: "LSI1", Kind: "local", Keys: []KeyAttribute{{Name: "PK", Type: "S", Role: "partition"}, {Name: "LSI1SK", Type: "N", Role: "sort"}},
+				Projection: "INCLUDE", NonKeyAttributes: []string{"total"}},
+		},
+	}
 	missing.Capacity.MaxItem = nil
 	missing.Problems = []Problem{{Kind: "duplicate-key", Entity: "Order", Key: &Key{PK: "CUSTOMER#1"}, Message: "same key"}}
 	for name, doc := range map[string]func(*bytes.Buffer) error{

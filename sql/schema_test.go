@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
-func TestMain(m *testing.M) { testservices.Main(m) }
+func TestMain(m *testing.M) { migratetest.Main(m) }
 
 func TestPgx5URL(t *testing.T) {
 	t.Parallel()
@@ -96,7 +96,7 @@ func TestUpCancelled(t *testing.T) {
 func TestUpOverUntrackedTables(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	url := testservices.PostgresURL(t)
+	url := migratetest.PostgresURL(t)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ var bookstoreTables = []string{"customers", "addresses", "authors", "books", "or
 func TestUpDown(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	url := testservices.PostgresURL(t)
+	url := migratetest.PostgresURL(t)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/seed"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
@@ -45,8 +45,8 @@ func BenchmarkMigrateNullEndpoint(b *testing.B) {
 
 func BenchmarkMigrateDynamoDBLocal(b *testing.B) {
 	bin, pg := benchSource(b)
-	endpoint := testservices.DynamoDBEndpoint(b)
-	benchRun(b, bin, pg, endpoint, testservices.TableName(b, "bench"), true)
+	endpoint := migratetest.DynamoDBEndpoint(b)
+	benchRun(b, bin, pg, endpoint, migratetest.TableName(b, "bench"), true)
 }
 
 func benchSource(b *testing.B) (bin, pg string) {
@@ -59,7 +59,7 @@ func benchSource(b *testing.B) (bin, pg string) {
 		}
 		scale = n
 	}
-	pg = testservices.PostgresURL(b)
+	pg = migratetest.PostgresURL(b)
 	ctx := b.Context()
 	if err := sqlschema.Up(ctx, pg); err != nil {
 		b.Fatal(err)

@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/seed"
-	"github.com/pgdynamo/migrate/internal/testservices"
 	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
@@ -75,8 +75,8 @@ func TestInitDraftMigrates(t *testing.T) {
 		t.Run(src.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
-			pg := testservices.PostgresURL(t)
-			endpoint := testservices.DynamoDBEndpoint(t)
+			pg := migratetest.PostgresURL(t)
+			endpoint := migratetest.DynamoDBEndpoint(t)
 			conn, err := pgx.Connect(ctx, pg)
 			if err != nil {
 				t.Fatal(err)
@@ -117,7 +117,7 @@ func TestInitDraftMigrates(t *testing.T) {
 				if code != exitOK || errOut != "" || !strings.Contains(out, "; 0 warnings)") {
 					t.Fatalf("validate the draft: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 				}
-				table := testservices.TableName(t, "init-"+variant)
+				table := migratetest.TableName(t, "init-"+variant)
 				state := filepath.Join(dir, "state.json")
 				out, errOut, code = runCLI(t, "run", "--mapping", path, "--pg", pg, "--endpoint", endpoint, "--table", table,
 					"--create-table", "--state", state, "--quiet")
@@ -132,7 +132,7 @@ func TestInitDraftMigrates(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				src.check(t, &drafted{conn: conn, ddb: testservices.DynamoDBClient(t, endpoint), table: table, mapping: m})
+				src.check(t, &drafted{conn: conn, ddb: migratetest.DynamoDBClient(t, endpoint), table: table, mapping: m})
 			}
 		})
 	}

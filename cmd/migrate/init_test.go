@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
 	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
@@ -62,7 +62,7 @@ func TestJSONSchemaURL(t *testing.T) {
 // unknown table or an empty schema is a usage error that writes nothing.
 func TestInitOptions(t *testing.T) {
 	t.Parallel()
-	pg := testservices.PostgresURL(t)
+	pg := migratetest.PostgresURL(t)
 	if err := sqlschema.Up(t.Context(), pg); err != nil {
 		t.Fatal(err)
 	}

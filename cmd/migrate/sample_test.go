@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
 // The sample commands live under "sample"; the old top-level spellings are
@@ -49,7 +49,7 @@ func TestSampleCommandsAreApart(t *testing.T) {
 func TestSampleLifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pg := testservices.PostgresURL(t)
+	pg := migratetest.PostgresURL(t)
 	conn, err := pgx.Connect(ctx, pg)
 	if err != nil {
 		t.Fatal(err)

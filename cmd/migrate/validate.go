@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/engine"
 )
 
 func init() { register(newValidateCmd) }
@@ -18,7 +18,7 @@ type validateOpts struct {
 func newValidateCmd(g *globals) *cobra.Command {
 	var o validateOpts
 	cmd := &cobra.Command{
-		Use:   "validate --mapping FILE [--pg URL]",
+		Use:   "validate [MAPPING] [--pg URL]",
 		Short: "Check a mapping file, and with --pg against the live source catalog",
 		Long: `validate parses the mapping file and reports every problem at once as
 file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
@@ -27,12 +27,14 @@ exist, key templates use sortable columns, keys identify rows and cannot
 collide. It reads only the catalog and writes nothing. Exit code 2 when the
 mapping has problems. Warnings (a key template reading a nullable column,
 whose NULL rows a run would reject) are printed but do not fail it.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
-			m, err := loadMapping(o.mapping)
+			m, err := engine.LoadMapping(o.mapping)
 			if err != nil {
 				return err
 			}
@@ -41,18 +43,11 @@ whose NULL rows a run would reject) are printed but do not fail it.`,
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			ctx := cmd.Context()
-			conn, snap, err := openSnapshot(ctx, url)
-			if err != nil {
-				return err
-			}
-			defer closeSnapshot(ctx, conn, snap)
-			cat, err := checkAgainst(ctx, snap, m)
+			ws, err := engine.Validate(cmd.Context(), m, url)
 			if err != nil {
 				return err
 			}
 			// Warnings are advice: printed, never a failure.
-			ws := mapping.Warnings(m, cat)
 			if ws != nil {
 				fmt.Fprintln(g.stderr, ws.Error())
 			}
@@ -60,7 +55,7 @@ whose NULL rows a run would reject) are printed but do not fail it.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	return cmd
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
@@ -43,7 +43,7 @@ func TestValidateNamesOffline(t *testing.T) {
 // its position, and validate still succeeds.
 func TestValidateWarnsOnNullableKeyColumn(t *testing.T) {
 	t.Parallel()
-	pg := testservices.PostgresURL(t)
+	pg := migratetest.PostgresURL(t)
 	if err := sqlschema.Up(t.Context(), pg); err != nil {
 		t.Fatal(err)
 	}

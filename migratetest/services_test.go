@@ -1,4 +1,4 @@
-package testservices_test
+package migratetest_test
 
 import (
 	"context"
@@ -11,17 +11,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
-func TestMain(m *testing.M) { testservices.Main(m) }
+func TestMain(m *testing.M) { migratetest.Main(m) }
 
 func TestPostgresURL(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 
-	first := testservices.PostgresURL(t)
-	second := testservices.PostgresURL(t)
+	first := migratetest.PostgresURL(t)
+	second := migratetest.PostgresURL(t)
 	if dbName(t, first) == dbName(t, second) {
 		t.Fatalf("two calls returned the same database %q", dbName(t, first))
 	}
@@ -57,7 +57,7 @@ func TestPostgresURL(t *testing.T) {
 	var inner string
 	var innerConn *pgx.Conn
 	t.Run("dropped", func(t *testing.T) {
-		inner = testservices.PostgresURL(t)
+		inner = migratetest.PostgresURL(t)
 		if innerConn, err = pgx.Connect(ctx, inner); err != nil {
 			t.Fatalf("connect: %v", err)
 		}
@@ -74,12 +74,12 @@ func TestDynamoDBEndpoint(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 
-	endpoint := testservices.DynamoDBEndpoint(t)
+	endpoint := migratetest.DynamoDBEndpoint(t)
 	if !strings.HasPrefix(endpoint, "http://") {
 		t.Fatalf("endpoint %q does not start with http://", endpoint)
 	}
-	client := testservices.DynamoDBClient(t, endpoint)
-	table := testservices.TableName(t, t.Name())
+	client := migratetest.DynamoDBClient(t, endpoint)
+	table := migratetest.TableName(t, t.Name())
 
 	if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
@@ -111,7 +111,7 @@ func TestDynamoDBEndpoint(t *testing.T) {
 func TestTableName(t *testing.T) {
 	t.Parallel()
 	for _, prefix := range []string{"orders", "", "Test/with spaces+slash", strings.Repeat("x", 300)} {
-		a, b := testservices.TableName(t, prefix), testservices.TableName(t, prefix)
+		a, b := migratetest.TableName(t, prefix), migratetest.TableName(t, prefix)
 		if a == b {
 			t.Errorf("TableName(%q) returned %q twice", prefix, a)
 		}

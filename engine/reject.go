@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -20,10 +20,10 @@ import (
 	"github.com/pgdynamo/migrate/transform"
 )
 
-// rejectLine is one line of the reject file: a row (or one entity's item of
+// RejectLine is one line of the reject file: a row (or one entity's item of
 // a row) that was not written, and why. The fields are documented in
 // README.md; keep them stable.
-type rejectLine struct {
+type RejectLine struct {
 	Entity      string `json:"entity"`
 	SourceTable string `json:"sourceTable"`
 	SourceKey   string `json:"sourceKey"`
@@ -41,8 +41,8 @@ type rejectLine struct {
 }
 
 // rowRejects turns transform row errors into reject lines.
-func rowRejects(src *transform.Source, row extract.Row, errs []*transform.RowError) []rejectLine {
-	var out []rejectLine
+func rowRejects(src *transform.Source, row extract.Row, errs []*transform.RowError) []RejectLine {
+	var out []RejectLine
 	var data json.RawMessage
 	for _, re := range errs {
 		if data == nil {
@@ -52,7 +52,7 @@ func rowRejects(src *transform.Source, row extract.Row, errs []*transform.RowErr
 		if re.Err != nil {
 			reason = re.Err.Error()
 		}
-		out = append(out, rejectLine{
+		out = append(out, RejectLine{
 			Entity: re.Entity, SourceTable: re.Table, SourceKey: re.Key, Column: re.Column,
 			Reason: reason, Stage: "transform", Row: data,
 		})
@@ -61,8 +61,8 @@ func rowRejects(src *transform.Source, row extract.Row, errs []*transform.RowErr
 }
 
 // itemReject turns a loader row error into a reject line.
-func itemReject(src *transform.Source, row *extract.Row, e *load.ItemError) rejectLine {
-	l := rejectLine{
+func itemReject(src *transform.Source, row *extract.Row, e *load.ItemError) RejectLine {
+	l := RejectLine{
 		Entity: e.Origin.Entity, SourceTable: e.Origin.Table, SourceKey: e.Origin.SourceKey,
 		Reason: e.Reason, Stage: "load", Kind: rejectKind(e.Err), ItemKey: e.Key, Row: json.RawMessage("null"),
 	}
@@ -243,7 +243,7 @@ func openRejectFile(path string, keep int64, log *slog.Logger) (*rejectFile, err
 	return &rejectFile{path: path, f: f, w: bufio.NewWriterSize(f, 64<<10), n: size}, nil
 }
 
-func (r *rejectFile) write(l rejectLine) error {
+func (r *rejectFile) write(l RejectLine) error {
 	data, err := json.Marshal(l)
 	if err != nil {
 		return fmt.Errorf("reject file: encode line: %w", err)

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"slices"
@@ -53,7 +53,7 @@ type rowMark struct {
 	row     *extract.Row // kept while items are pending (reject mode), for their reject lines
 	pending int
 	sent    []string // entity of each item sent
-	lines   []rejectLine
+	lines   []RejectLine
 }
 
 func newWatermark(names []string, rejects *rejectFile) *watermark {
@@ -86,7 +86,7 @@ func (w *watermark) restore(s checkpoint.Source) {
 // add registers a row read from source name, with the entities of the
 // items about to be sent for it and its reject lines. The returned mark is
 // counted down by ack. Sources before this one are now read entirely.
-func (w *watermark) add(name string, pos []any, key string, row *extract.Row, sent []string, lines []rejectLine) *rowMark {
+func (w *watermark) add(name string, pos []any, key string, row *extract.Row, sent []string, lines []RejectLine) *rowMark {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	sm := w.byName[name]
@@ -127,7 +127,7 @@ func (w *watermark) ack(rm *rowMark) {
 
 // reject turns one sent item of rm into a reject line (an item error the
 // writer reported instead of an acknowledgement).
-func (w *watermark) reject(rm *rowMark, entity string, line rejectLine) {
+func (w *watermark) reject(rm *rowMark, entity string, line RejectLine) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, e := range rm.sent {

@@ -1,38 +1,4 @@
-// Package testservices gives integration tests their Postgres and DynamoDB.
-//
-// Every integration test gets its services here and nowhere else:
-//
-//	func TestMain(m *testing.M) { testservices.Main(m) }
-//
-//	func TestSomething(t *testing.T) {
-//		pgURL := testservices.PostgresURL(t)          // a fresh, empty database
-//		endpoint := testservices.DynamoDBEndpoint(t)  // a shared DynamoDB Local
-//		table := testservices.TableName(t, "orders")  // a table name no other test uses
-//		client := testservices.DynamoDBClient(t, endpoint)
-//		...
-//	}
-//
-// The servers come from environment variables when they are set:
-//
-//	MIGRATE_TEST_PG_URL             postgres://user:pass@host:port/db URL of a server
-//	                                on which the tests may create and drop databases
-//	MIGRATE_TEST_DYNAMODB_ENDPOINT  http://host:port of DynamoDB Local (or similar)
-//
-// Otherwise the first test that asks starts one container per test process
-// with testcontainers-go, from these images:
-//
-//	MIGRATE_TEST_POSTGRES_IMAGE     default postgres:16
-//	MIGRATE_TEST_DYNAMODB_IMAGE     default amazon/dynamodb-local
-//
-// `make test` sets them to images built locally by scripts/services.sh, for
-// machines that cannot pull from a registry. Main removes the containers when
-// the tests are done; containers left by a test process that died are removed
-// by the next test process on the same host.
-//
-// When a service cannot be had, the test is skipped with a loud reason, except
-// under CI=true, where it fails: a CI run that skipped its integration tests
-// did not test anything.
-package testservices
+package migratetest
 
 import (
 	"context"
@@ -46,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -84,8 +49,8 @@ const (
 
 	// Labels on the containers this package starts, so that a later test
 	// process can remove those of a process that died before Main cleaned up.
-	labelHost = "org.pgdynamo.testservices.host"
-	labelPID  = "org.pgdynamo.testservices.pid"
+	labelHost = "org.pgdynamo.migratetest.host"
+	labelPID  = "org.pgdynamo.migratetest.pid"
 )
 
 // A service is one server shared by all tests of the process, set up once.
@@ -100,19 +65,23 @@ type service struct {
 var (
 	postgres service
 	dynamo   service
-	// mainCalled is set by Main: without it nobody would remove the containers.
-	mainCalled atomic.Bool
-	reapOnce   sync.Once
+	reapOnce sync.Once
 )
 
 // Main runs the tests of a package that uses this package, then removes the
 // containers the process started, and exits with the tests' exit code. Call
-// it from TestMain.
-func Main(m *testing.M) {
-	mainCalled.Store(true)
-	code := m.Run()
+// it from TestMain. Without it the containers are removed when the test
+// process exits (by a watchdog process), a little later.
+func Main(m *testing.M) { exit(m.Run(), nil) }
+
+// exit runs cleanup, removes the containers and exits with code, or 1 if
+// the containers could not be removed.
+func exit(code int, cleanup func()) {
+	if cleanup != nil {
+		cleanup()
+	}
 	if err := terminate(); err != nil {
-		fmt.Fprintf(os.Stderr, "testservices: removing containers: %v\n", err)
+		fmt.Fprintf(os.Stderr, "migratetest: removing containers: %v\n", err)
 		if code == 0 {
 			code = 1
 		}
@@ -140,33 +109,44 @@ func terminate() error {
 func PostgresURL(t testing.TB) string {
 	t.Helper()
 	s := get(t, &postgres, EnvPostgresURL, startPostgres)
-
-	server, err := url.Parse(s.addr)
-	if err != nil || (server.Scheme != "postgres" && server.Scheme != "postgresql") {
-		t.Fatalf("testservices: %s must be a postgres:// URL, got %q", EnvPostgresURL, redact(s.addr))
-	}
-	name := databaseName(t)
-	ident := pgx.Identifier{name}.Sanitize()
-
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	if err := execAdmin(ctx, s.addr, "CREATE DATABASE "+ident); err != nil {
-		t.Fatalf("testservices: create database %s on %s: %v", name, s.source, err)
+	db, drop, err := newDatabase(ctx, s, databaseName(t))
+	if err != nil {
+		t.Fatalf("migratetest: %v", err)
 	}
 	t.Cleanup(func() {
-		// t.Context() is already cancelled when cleanups run.
+		if err := drop(); err != nil {
+			t.Errorf("migratetest: %v", err)
+		}
+	})
+	t.Logf("migratetest: Postgres database %s on %s", redact(db), s.source)
+	return db
+}
+
+// newDatabase creates database name on the server of s and returns its URL
+// and the function that drops it.
+func newDatabase(ctx context.Context, s *service, name string) (string, func() error, error) {
+	server, err := url.Parse(s.addr)
+	if err != nil || (server.Scheme != "postgres" && server.Scheme != "postgresql") {
+		return "", nil, fmt.Errorf("%s must be a postgres:// URL, got %q", EnvPostgresURL, redact(s.addr))
+	}
+	ident := pgx.Identifier{name}.Sanitize()
+	if err := execAdmin(ctx, s.addr, "CREATE DATABASE "+ident); err != nil {
+		return "", nil, fmt.Errorf("create database %s on %s: %w", name, s.source, err)
+	}
+	drop := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
 		if err := execAdmin(ctx, s.addr, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
-			t.Errorf("testservices: drop database %s: %v", name, err)
+			return fmt.Errorf("drop database %s: %w", name, err)
 		}
-	})
-
+		return nil
+	}
 	db := *server
 	db.Path = "/" + name
 	db.RawPath = ""
-	t.Logf("testservices: Postgres database %s on %s", name, s.source)
-	return db.String()
+	return db.String(), drop, nil
 }
 
 // DynamoDBEndpoint returns the http://host:port endpoint of the shared
@@ -174,7 +154,7 @@ func PostgresURL(t testing.TB) string {
 func DynamoDBEndpoint(t testing.TB) string {
 	t.Helper()
 	s := get(t, &dynamo, EnvDynamoDBEndpoint, startDynamoDB)
-	t.Logf("testservices: DynamoDB %s", s.source)
+	t.Logf("migratetest: DynamoDB %s", s.source)
 	return s.addr
 }
 
@@ -205,6 +185,10 @@ func TableName(t testing.TB, prefix string) string {
 // configuration files.
 func DynamoDBClient(t testing.TB, endpoint string) *dynamodb.Client {
 	t.Helper()
+	return dynamoDBClient(endpoint)
+}
+
+func dynamoDBClient(endpoint string) *dynamodb.Client {
 	cfg := aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
@@ -218,10 +202,14 @@ func DynamoDBClient(t testing.TB, endpoint string) *dynamodb.Client {
 // start, or ends the test: skipped, or failed under CI=true.
 func get(t testing.TB, s *service, env string, start func(context.Context) (*service, error)) *service {
 	t.Helper()
-	if !mainCalled.Load() {
-		t.Fatalf("testservices: call testservices.Main(m) from TestMain in this package " +
-			"(it removes the containers the tests start)")
+	if err := s.start(env, start); err != nil {
+		unavailable(t, err)
 	}
+	return s
+}
+
+// start sets s up once: from environment variable env, or from start.
+func (s *service) start(env string, start func(context.Context) (*service, error)) error {
 	s.once.Do(func() {
 		if v := os.Getenv(env); v != "" {
 			s.addr = v
@@ -237,10 +225,7 @@ func get(t testing.TB, s *service, env string, start func(context.Context) (*ser
 		}
 		s.addr, s.source, s.container = started.addr, started.source, started.container
 	})
-	if s.err != nil {
-		unavailable(t, s.err)
-	}
-	return s
+	return s.err
 }
 
 func unavailable(t testing.TB, err error) {
@@ -323,6 +308,7 @@ func startContainer(ctx context.Context, req testcontainers.ContainerRequest) (c
 	if err != nil {
 		return nil, errors.Join(err, removeContainer(c))
 	}
+	watch(c.GetContainerID())
 	return c, nil
 }
 
@@ -441,7 +427,7 @@ func databaseName(t testing.TB) string {
 func randomHex(t testing.TB, n int) string {
 	buf := make([]byte, n)
 	if _, err := rand.Read(buf); err != nil {
-		t.Fatalf("testservices: random: %v", err)
+		t.Fatalf("migratetest: random: %v", err)
 	}
 	return hex.EncodeToString(buf)
 }
