@@ -28,15 +28,20 @@ func LoadMapping(path string) (*mapping.Mapping, error) {
 
 // Validate checks a mapping against the live catalog of the database at
 // pgURL, inside a read-only snapshot, reading nothing but the catalog. The
-// problems come back as mapping.Diagnostics.
-func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) error {
+// problems come back as mapping.Diagnostics; so do the warnings of a valid
+// mapping (mapping.Warnings: a key template that reads a nullable column),
+// which are advice, never a failure.
+func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) (warnings mapping.Diagnostics, err error) {
 	conn, snap, err := openSnapshot(ctx, pgURL)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer closeSnapshot(ctx, conn, snap)
-	_, err = checkAgainst(ctx, snap, m)
-	return err
+	cat, err := checkAgainst(ctx, snap, m)
+	if err != nil {
+		return nil, err
+	}
+	return mapping.Warnings(m, cat), nil
 }
 
 // source is a validated mapping, compiled against the catalog, with the

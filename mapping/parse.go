@@ -107,6 +107,7 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 		switch key {
 		case "table":
 			m.Table, _ = p.name(v, "table")
+			p.checkName("table", m.Table, pos(v))
 		case "keys":
 			kh := map[string]bool{}
 			p.fields(v, "keys", []string{"partition", "sort"}, func(key string, _, v *yaml.Node) {
@@ -195,6 +196,7 @@ func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
 	globals, locals := 0, 0
 	p.fields(n, "indexes", nil, func(name string, k, v *yaml.Node) {
 		ix := &Index{Name: name, Pos: pos(k), PartitionKeyType: KeyString, Projection: Projection{Type: ProjectAll, Pos: pos(k)}}
+		p.checkName("index", name, ix.Pos)
 		have := map[string]bool{}
 		var partitionNode *yaml.Node
 		p.fields(v, "index "+name, []string{"partition", "sort", "local", "projection"}, func(key string, k, v *yaml.Node) {

@@ -377,7 +377,11 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 		t.printf("  %s ignored.\n", foreign(s.Foreign))
 	}
 	t.printf("\n")
+	// The plan's table style: names left, counts right with thousands
+	// separators, a TOTAL row.
 	rows := [][]string{{"ENTITY", "EXPECTED", "ACTUAL", "VERDICT", "CONTENT HASH (expected ≠ actual)"}}
+	var expected, actual int64
+	allMatch := true
 	for _, e := range v.Entities {
 		verdict, hash := "ok", shortHash(e.ExpectedHash)
 		if !e.Match {
@@ -385,7 +389,15 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 			hash += " ≠ " + shortHash(e.ActualHash)
 		}
 		rows = append(rows, []string{e.Entity, count(e.Expected), count(e.Actual), verdict, hash})
+		expected += e.Expected
+		actual += e.Actual
+		allMatch = allMatch && e.Match
 	}
+	total := "ok"
+	if !allMatch {
+		total = "DIFFERENT"
+	}
+	rows = append(rows, []string{"TOTAL", count(expected), count(actual), total, ""})
 	t.table("  ", "lrrll", rows)
 	t.printf("\n")
 	if !v.Identical {
