@@ -52,6 +52,7 @@ type source struct {
 	plan *transform.Plan
 	snap *extract.Snapshot
 	conn *pgx.Conn
+	cat  *mapping.Catalog
 	// shards holds the computed "count: auto" shard counts and their inputs.
 	shards []ShardCount
 }
@@ -88,6 +89,7 @@ func openSource(ctx context.Context, m *mapping.Mapping, pgURL string) (*source,
 		src.close(ctx)
 		return nil, err
 	}
+	src.cat = cat
 	if src.plan, err = transform.Compile(m, cat); err != nil {
 		src.close(ctx)
 		return nil, err
