@@ -2,11 +2,16 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// ErrBadURL is wrapped when the source URL cannot be parsed: the caller's
+// mistake, found before any connection is tried.
+var ErrBadURL = errors.New("extract: bad postgres URL")
 
 // Connect opens a connection with a bounded connect timeout, so that an
 // unreachable server fails within seconds. Errors never contain the
@@ -14,7 +19,7 @@ import (
 func Connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse postgres url: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
 	}
 	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
 		cfg.ConnectTimeout = 5 * time.Second
@@ -68,4 +73,11 @@ func (s *Snapshot) Close(ctx context.Context) error {
 // Catalog reads the catalog of the given schemas inside the snapshot.
 func (s *Snapshot) Catalog(ctx context.Context, schemas []string) (*Catalog, error) {
 	return ReadCatalog(ctx, s.tx, schemas)
+}
+
+// Query runs a query inside the snapshot, so that a caller's own SQL sees
+// the same data as the rows read through it. The transaction is read
+// only: a statement that writes fails.
+func (s *Snapshot) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return s.tx.Query(ctx, sql, args...)
 }

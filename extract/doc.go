@@ -22,4 +22,10 @@
 // without an exact native decoding (enums, citext, interval, inet, money,
 // ...) are cast to text by the query. Identifiers are always quoted with
 // pgx.Identifier, never pasted into SQL.
+//
+// In the pipeline (package engine draws it whole):
+//
+//	mapping ──► EXTRACT ──► transform ──► engine ──► load (the Target)
+//
+// extract imports pgx and mapping only: it knows nothing of DynamoDB.
 package extract

@@ -11,11 +11,11 @@ import (
 
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/pgkind"
-	"github.com/pgdynamo/migrate/internal/testservices"
 	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
-func TestMain(m *testing.M) { testservices.Main(m) }
+func TestMain(m *testing.M) { migratetest.Main(m) }
 
 const typesDDL = `
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
@@ -50,7 +50,7 @@ INSERT INTO child VALUES
 func setup(t *testing.T) (*pgx.Conn, *extract.Snapshot, *mapping.Catalog) {
 	t.Helper()
 	ctx := t.Context()
-	url := testservices.PostgresURL(t)
+	url := migratetest.PostgresURL(t)
 	admin, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -10,15 +10,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Index is a global secondary index of the target table.
+// Index is a secondary index of the target table: global, or local (Local:
+// its PartitionKey is the table's).
 type Index struct {
 	Name         string
 	PartitionKey string
 	SortKey      string // may be ""
-	// Projection is what the index must hold: ALL (the default, ""),
-	// KEYS_ONLY, or INCLUDE with NonKeyAttributes. EnsureTable creates the
-	// index so; CheckTable accepts an existing index that holds at least
-	// that.
+	Local        bool
+	// PartitionKeyType and SortKeyType are the key attributes' types;
+	// "" means S.
+	PartitionKeyType, SortKeyType types.ScalarAttributeType
+	// Projection is ALL ("" too), KEYS_ONLY or INCLUDE with
+	// NonKeyAttributes. It sets what the index stores and what a write to
+	// it costs.
 	Projection       types.ProjectionType
 	NonKeyAttributes []string
 }
@@ -35,11 +39,9 @@ type Config struct {
 	Table        string  // target table name; required
 	PartitionKey string  // attribute name of the table's partition key; required
 	SortKey      string  // attribute name of the table's sort key; may be ""
-	Indexes      []Index // GSIs: for write-unit accounting, key checks and EnsureTable
-	// KeyTypes are the types of the key attributes (table and indexes)
-	// that the mapping writes as something other than strings (S), by
-	// attribute name: for EnsureTable and CheckTable.
-	KeyTypes map[string]types.ScalarAttributeType
+	Indexes      []Index // secondary indexes: for write-unit accounting, key checks and EnsureTable
+	// PartitionKeyType and SortKeyType are the table's key types; "" means S.
+	PartitionKeyType, SortKeyType types.ScalarAttributeType
 
 	// Concurrency is the number of BatchWriteItem calls in flight. Default 8.
 	Concurrency int
@@ -133,6 +135,26 @@ func (c Config) Validate() error {
 	if c.SortKey != "" && c.SortKey == c.PartitionKey {
 		bad("sort key %q is the same attribute as the partition key", c.SortKey)
 	}
+	// One attribute has one type, whichever keys it serves.
+	attrTypes := map[string]types.ScalarAttributeType{}
+	typed := func(name string, t types.ScalarAttributeType) {
+		if name == "" {
+			return
+		}
+		if t == "" {
+			t = types.ScalarAttributeTypeS
+		}
+		if prev, ok := attrTypes[name]; ok && prev != t {
+			bad("key attribute %q is used as %s and as %s", name, prev, t)
+		}
+		attrTypes[name] = t
+	}
+	typed(c.PartitionKey, c.PartitionKeyType)
+	typed(c.SortKey, c.SortKeyType)
+	for _, ix := range c.Indexes {
+		typed(ix.PartitionKey, ix.PartitionKeyType)
+		typed(ix.SortKey, ix.SortKeyType)
+	}
 	names := map[string]bool{}
 	for i, ix := range c.Indexes {
 		switch {
@@ -145,27 +167,23 @@ func (c Config) Validate() error {
 		if ix.PartitionKey == "" {
 			bad("index %q has no partition key", ix.Name)
 		}
-		if ix.SortKey != "" && ix.SortKey == ix.PartitionKey {
-			bad("index %q: sort key %q is the same attribute as its partition key", ix.Name, ix.SortKey)
+		if ix.Local && (ix.PartitionKey != c.PartitionKey || ix.SortKey == "" || c.SortKey == "") {
+			bad("local index %q must share the table's partition key %q and have a sort key, on a table with a sort key", ix.Name, c.PartitionKey)
 		}
 		switch ix.Projection {
 		case "", types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
 			if len(ix.NonKeyAttributes) > 0 {
-				bad("index %q: non-key attributes need projection INCLUDE, not %s", ix.Name, ix.projection())
+				bad("index %q: non-key attributes need projection INCLUDE", ix.Name)
 			}
 		case types.ProjectionTypeInclude:
 			if len(ix.NonKeyAttributes) == 0 {
-				bad("index %q: projection INCLUDE names no attribute", ix.Name)
+				bad("index %q: projection INCLUDE needs non-key attributes", ix.Name)
 			}
 		default:
 			bad("index %q: unknown projection %q", ix.Name, ix.Projection)
 		}
-	}
-	for name, t := range c.KeyTypes {
-		switch t {
-		case types.ScalarAttributeTypeS, types.ScalarAttributeTypeN, types.ScalarAttributeTypeB:
-		default:
-			bad("key attribute %q: type %q is not S, N or B", name, t)
+		if ix.SortKey != "" && ix.SortKey == ix.PartitionKey {
+			bad("index %q: sort key %q is the same attribute as its partition key", ix.Name, ix.SortKey)
 		}
 	}
 	if c.Concurrency < 1 {

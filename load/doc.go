@@ -66,4 +66,14 @@
 // an answer from DynamoDB fails Write at once: a wrong endpoint must fail in
 // seconds. After a first answer, dial errors are retried like other
 // transient errors.
+//
+// # In the pipeline
+//
+// Package engine draws it whole:
+//
+//	mapping ──► extract ──► transform ──► engine ──► LOAD (the Target)
+//
+// load imports only the AWS SDK: it writes items, whatever made them. The
+// engine declares the Target interface it consumes; the Writer is its
+// first implementation.
 package load

@@ -1,4 +1,4 @@
-package load
+package load_test
 
 import (
 	"bytes"
@@ -15,26 +15,27 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/internal/faultproxy"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
-func TestMain(m *testing.M) { testservices.Main(m) }
+func TestMain(m *testing.M) { migratetest.Main(m) }
 
-// integrationTable creates a fresh table on DynamoDB Local with EnsureTable
+// integrationTable creates a fresh table on DynamoDB Local with load.EnsureTable
 // and deletes it when the test ends.
-func integrationTable(t *testing.T, prefix string) (endpoint string, direct *dynamodb.Client, cfg Config) {
+func integrationTable(t *testing.T, prefix string) (endpoint string, direct *dynamodb.Client, cfg load.Config) {
 	t.Helper()
-	endpoint = testservices.DynamoDBEndpoint(t)
-	direct = testservices.DynamoDBClient(t, endpoint)
-	cfg = Config{
-		Table:        testservices.TableName(t, prefix),
+	endpoint = migratetest.DynamoDBEndpoint(t)
+	direct = migratetest.DynamoDBClient(t, endpoint)
+	cfg = load.Config{
+		Table:        migratetest.TableName(t, prefix),
 		PartitionKey: "PK",
 		SortKey:      "SK",
-		Indexes:      []Index{{Name: "GSI1", PartitionKey: "GSI1PK", SortKey: "GSI1SK"}},
+		Indexes:      []load.Index{{Name: "GSI1", PartitionKey: "GSI1PK", SortKey: "GSI1SK"}},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := EnsureTable(ctx, direct, cfg); err != nil {
+	if err := load.EnsureTable(ctx, direct, cfg); err != nil {
 		t.Fatalf("EnsureTable: %v", err)
 	}
 	t.Cleanup(func() {
@@ -47,8 +48,8 @@ func integrationTable(t *testing.T, prefix string) (endpoint string, direct *dyn
 
 // richItems returns n items with every attribute type, 4 per partition,
 // every third one in GSI1.
-func richItems(n int) []Item {
-	items := make([]Item, n)
+func richItems(n int) []load.Item {
+	items := make([]load.Item, n)
 	for i := range items {
 		sk := "PROFILE"
 		if i%4 != 0 {
@@ -75,7 +76,7 @@ func richItems(n int) []Item {
 			attrs["GSI1PK"] = &types.AttributeValueMemberS{Value: fmt.Sprintf("STATUS#%d", i%5)}
 			attrs["GSI1SK"] = &types.AttributeValueMemberS{Value: fmt.Sprintf("%05d", i)}
 		}
-		items[i] = Item{Attrs: attrs, Origin: Origin{Entity: []string{"customer", "order"}[min(i%4, 1)], Table: "src", SourceKey: fmt.Sprint("id=", i)}}
+		items[i] = load.Item{Attrs: attrs, Origin: load.Origin{Entity: []string{"customer", "order"}[min(i%4, 1)], Table: "src", SourceKey: fmt.Sprint("id=", i)}}
 	}
 	return items
 }
@@ -119,7 +120,7 @@ func equalAV(a, b types.AttributeValue) bool {
 		return ok && sameSet(a.Value, b.Value, func(s string) string { return s })
 	case *types.AttributeValueMemberNS:
 		b, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(a.Value, b.Value, func(s string) string { c, _ := canonicalNumber(s); return c })
+		return ok && sameSet(a.Value, b.Value, func(s string) string { c, _ := load.CanonicalNumber(s); return c })
 	case *types.AttributeValueMemberBS:
 		b, ok := b.(*types.AttributeValueMemberBS)
 		return ok && sameSet(a.Value, b.Value, func(v []byte) string { return string(v) })
@@ -146,8 +147,8 @@ func equalItems(a, b map[string]types.AttributeValue) bool {
 }
 
 func sameNumber(a, b string) bool {
-	ca, ok1 := canonicalNumber(a)
-	cb, ok2 := canonicalNumber(b)
+	ca, ok1 := load.CanonicalNumber(a)
+	cb, ok2 := load.CanonicalNumber(b)
 	return ok1 && ok2 && ca == cb
 }
 
@@ -171,7 +172,7 @@ func TestIntegrationWriteThroughFaults(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
-		sdkAttempts int // 1: the Writer alone retries
+		sdkAttempts int // 1: the load.Writer alone retries
 		n           int
 	}{
 		{"writer retries", 1, 2000},
@@ -186,8 +187,8 @@ func TestIntegrationWriteThroughFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(proxy.Close)
-			client, err := NewClient(context.Background(), ClientConfig{
-				Endpoint: proxy.URL(), Region: "us-east-1", Credentials: testCreds,
+			client, err := load.NewClient(context.Background(), load.ClientConfig{
+				Endpoint: proxy.URL(), Region: "us-east-1", Credentials: load.TestCreds,
 				MaxAttempts: tt.sdkAttempts, MaxBackoff: 20 * time.Millisecond,
 			})
 			if err != nil {
@@ -196,7 +197,7 @@ func TestIntegrationWriteThroughFaults(t *testing.T) {
 			cfg.RetryBaseDelay = 5 * time.Millisecond
 			cfg.RetryMaxDelay = 100 * time.Millisecond
 			cfg.MinWCU = 4000 // the emulator never really throttles: keep the test fast
-			w, err := NewWriter(client, cfg)
+			w, err := load.NewWriter(client, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +215,7 @@ func TestIntegrationWriteThroughFaults(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			stats, err := w.Write(ctx, feed(items...))
+			stats, err := w.Write(ctx, load.Feed(items...))
 			if err != nil {
 				t.Fatalf("Write: %v", err)
 			}
@@ -252,11 +253,11 @@ func TestIntegrationWriteThroughFaults(t *testing.T) {
 			}
 			want := map[string]map[string]types.AttributeValue{}
 			for _, it := range items {
-				want[fakeKey(it.Attrs)] = it.Attrs
+				want[load.FakeKey(it.Attrs)] = it.Attrs
 			}
 			bad := 0
 			for _, g := range got {
-				k := fakeKey(g)
+				k := load.FakeKey(g)
 				w, ok := want[k]
 				switch {
 				case !ok:
@@ -280,7 +281,7 @@ func TestIntegrationEnsureTable(t *testing.T) {
 	_, direct, cfg := integrationTable(t, "ensure")
 	ctx := context.Background()
 	// Exists and matches.
-	if err := EnsureTable(ctx, direct, cfg); err != nil {
+	if err := load.EnsureTable(ctx, direct, cfg); err != nil {
 		t.Fatalf("second EnsureTable: %v", err)
 	}
 	out, err := direct.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(cfg.Table)})
@@ -294,9 +295,9 @@ func TestIntegrationEnsureTable(t *testing.T) {
 	// Exists and differs.
 	other := cfg
 	other.SortKey = "sk"
-	other.Indexes = append(other.Indexes, Index{Name: "GSI2", PartitionKey: "GSI2PK"})
-	err = EnsureTable(ctx, direct, other)
-	if !errors.Is(err, ErrTableMismatch) {
+	other.Indexes = append(other.Indexes, load.Index{Name: "GSI2", PartitionKey: "GSI2PK"})
+	err = load.EnsureTable(ctx, direct, other)
+	if !errors.Is(err, load.ErrTableMismatch) {
 		t.Fatalf("err = %v, want ErrTableMismatch", err)
 	}
 	t.Log(err)
@@ -307,27 +308,27 @@ func TestIntegrationEnsureTable(t *testing.T) {
 func TestIntegrationLimitsAgreeWithEngine(t *testing.T) {
 	t.Parallel()
 	endpoint, direct, cfg := integrationTable(t, "limits")
-	client, err := NewClient(context.Background(), ClientConfig{Endpoint: endpoint, Region: "us-east-1", Credentials: testCreds})
+	client, err := load.NewClient(context.Background(), load.ClientConfig{Endpoint: endpoint, Region: "us-east-1", Credentials: load.TestCreds})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.MaxItemErrors = -1
-	w, err := NewWriter(client, cfg)
+	w, err := load.NewWriter(client, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	big := item("BIG", "1")
-	big.Attrs["blob"] = s(string(bytes.Repeat([]byte("x"), MaxItemSize-ItemSize(big.Attrs)-4)))
-	if ItemSize(big.Attrs) != MaxItemSize {
-		t.Fatalf("test item is %d bytes", ItemSize(big.Attrs))
+	big := load.TestItem("BIG", "1")
+	big.Attrs["blob"] = s(string(bytes.Repeat([]byte("x"), load.MaxItemSize-load.ItemSize(big.Attrs)-4)))
+	if load.ItemSize(big.Attrs) != load.MaxItemSize {
+		t.Fatalf("test item is %d bytes", load.ItemSize(big.Attrs))
 	}
-	longPK := item(string(bytes.Repeat([]byte("p"), MaxPartitionKeyBytes)), "1")
-	longSK := item("SKLONG", string(bytes.Repeat([]byte("s"), MaxSortKeyBytes)))
-	emptySet := item("EMPTYSET", "1")
+	longPK := load.TestItem(string(bytes.Repeat([]byte("p"), load.MaxPartitionKeyBytes)), "1")
+	longSK := load.TestItem("SKLONG", string(bytes.Repeat([]byte("s"), load.MaxSortKeyBytes)))
+	emptySet := load.TestItem("EMPTYSET", "1")
 	emptySet.Attrs["set"] = &types.AttributeValueMemberSS{} // only the engine knows: a row error via validation
-	_, err = w.Write(context.Background(), feed(big, longPK, longSK, emptySet))
-	var ie *ItemError
+	_, err = w.Write(context.Background(), load.Feed(big, longPK, longSK, emptySet))
+	var ie *load.ItemError
 	if !errors.As(err, &ie) || ie.Origin != emptySet.Origin {
 		t.Fatalf("err = %v, want one item error for the empty set", err)
 	}

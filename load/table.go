@@ -28,18 +28,17 @@ var ErrTableMismatch = errors.New("load: existing table does not match the mappi
 const tableWait = 5 * time.Minute
 
 // EnsureTable creates cfg.Table if it does not exist: the partition key, the
-// sort key if any, and every index of cfg.Indexes, keys of the types of
-// cfg.KeyTypes (S by default), on-demand billing, indexes projecting what
-// cfg says (ALL by default); then waits until it is ACTIVE. If the table
-// exists, it checks it with CheckTable and explains every difference if it
-// cannot serve cfg (an error wrapping ErrTableMismatch), then waits until
-// it is ACTIVE.
+// sort key if any, and every index of cfg.Indexes (global and local), with
+// the key types and projections cfg gives (S and ALL by default), on-demand
+// billing; then waits until it is ACTIVE. If the table exists, it checks it
+// with InspectTable and explains every way it cannot serve cfg (an error
+// wrapping ErrTableMismatch), then waits until it is ACTIVE.
 func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	desc, err := Describe(ctx, client, cfg.Table)
+	desc, err := describe(ctx, client, cfg.Table)
 	if err != nil {
 		return err
 	}
@@ -49,7 +48,7 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 		switch {
 		case errors.As(err, &inUse):
 			// Created concurrently: check it like an existing one.
-			if desc, err = Describe(ctx, client, cfg.Table); err != nil {
+			if desc, err = describe(ctx, client, cfg.Table); err != nil {
 				return err
 			}
 		case err != nil:
@@ -59,7 +58,7 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 		}
 	}
 	if desc != nil {
-		check := CheckTable(cfg, desc)
+		check := InspectTable(cfg, desc)
 		// Waiting below resolves a table or index that is not ACTIVE yet.
 		check.Problems = slices.DeleteFunc(check.Problems, func(p TableProblem) bool { return p.Pending })
 		if err := check.Err(); err != nil {
@@ -91,31 +90,57 @@ func indexesActive(t *types.TableDescription) bool {
 func createTableInput(cfg Config) *dynamodb.CreateTableInput {
 	var defs []types.AttributeDefinition
 	seen := map[string]bool{}
-	def := func(name string) {
+	def := func(name string, typ types.ScalarAttributeType) {
 		if name == "" || seen[name] {
 			return
 		}
 		seen[name] = true
-		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: cfg.keyType(name)})
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: keyType(typ)})
 	}
-	def(cfg.PartitionKey)
-	def(cfg.SortKey)
+	def(cfg.PartitionKey, cfg.PartitionKeyType)
+	def(cfg.SortKey, cfg.SortKeyType)
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(cfg.Table),
 		KeySchema:   keySchema(cfg.PartitionKey, cfg.SortKey),
 		BillingMode: types.BillingModePayPerRequest,
 	}
 	for _, ix := range cfg.Indexes {
-		def(ix.PartitionKey)
-		def(ix.SortKey)
+		def(ix.PartitionKey, ix.PartitionKeyType)
+		def(ix.SortKey, ix.SortKeyType)
+		if ix.Local {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName:  aws.String(ix.Name),
+				KeySchema:  keySchema(cfg.PartitionKey, ix.SortKey),
+				Projection: projection(ix),
+			})
+			continue
+		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
 			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
-			Projection: projectionOf(ix),
+			Projection: projection(ix),
 		})
 	}
 	in.AttributeDefinitions = defs
 	return in
+}
+
+// keyType is a key attribute's type, S when unset.
+func keyType(t types.ScalarAttributeType) types.ScalarAttributeType {
+	if t == "" {
+		return types.ScalarAttributeTypeS
+	}
+	return t
+}
+
+func projection(ix Index) *types.Projection {
+	switch ix.Projection {
+	case "", types.ProjectionTypeAll:
+		return &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	case types.ProjectionTypeInclude:
+		return &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: ix.NonKeyAttributes}
+	}
+	return &types.Projection{ProjectionType: ix.Projection}
 }
 
 func keySchema(pk, sk string) []types.KeySchemaElement {
@@ -139,10 +164,25 @@ func keysOf(ks []types.KeySchemaElement) (pk, sk string) {
 	return pk, sk
 }
 
-func projectionOf(ix Index) *types.Projection {
-	p := &types.Projection{ProjectionType: ix.projection()}
-	if p.ProjectionType == types.ProjectionTypeInclude {
-		p.NonKeyAttributes = ix.NonKeyAttributes
+func typeWord(t types.ScalarAttributeType) string {
+	switch t {
+	case types.ScalarAttributeTypeN:
+		return "numbers (N)"
+	case types.ScalarAttributeTypeB:
+		return "binary (B)"
 	}
-	return p
+	return "strings (S)"
+}
+
+// CheckTable reports every way an existing table cannot serve cfg (see
+// InspectTable), as one *TableMismatchError wrapping ErrTableMismatch, or
+// nil.
+func CheckTable(cfg Config, t *types.TableDescription) error {
+	return InspectTable(cfg.WithDefaults(), t).Err()
+}
+
+// CreateTableInput is the request EnsureTable sends to create cfg.Table:
+// what --create-table creates, for plans to show.
+func CreateTableInput(cfg Config) *dynamodb.CreateTableInput {
+	return createTableInput(cfg.WithDefaults())
 }

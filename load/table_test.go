@@ -135,7 +135,7 @@ func TestEnsureTableExisting(t *testing.T) {
 		}},
 		{"number key", desc(func(d *types.TableDescription) {
 			d.AttributeDefinitions[0].AttributeType = types.ScalarAttributeTypeN
-		}), []string{`the table's partition key "PK" has type N but the mapping writes S`}},
+		}), []string{`the table's partition key "PK" has type N but the mapping writes strings (S)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,16 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// TableDescriber is the part of the DynamoDB client Describe uses.
-type TableDescriber interface {
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-}
-
-var _ TableDescriber = (*dynamodb.Client)(nil)
-
-// Describe returns the description of a table, or nil and no error when
+// describe returns the description of a table, or nil and no error when
 // the table does not exist.
-func Describe(ctx context.Context, client TableDescriber, table string) (*types.TableDescription, error) {
+func describe(ctx context.Context, client TableAPI, table string) (*types.TableDescription, error) {
 	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	var nf *types.ResourceNotFoundException
 	switch {
@@ -52,7 +46,7 @@ type TableProblem struct {
 
 func (p TableProblem) String() string { return p.Msg }
 
-// TableCheck is what CheckTable found out about an existing table.
+// TableCheck is what InspectTable found out about an existing table.
 type TableCheck struct {
 	Table    string
 	Problems []TableProblem
@@ -87,7 +81,7 @@ func (c TableCheck) Err() error {
 	return &TableMismatchError{Table: c.Table, Problems: c.Problems}
 }
 
-// Billing describes the capacity mode for a report line, e.g.
+// BillingSummary describes the capacity mode for a report line, e.g.
 // "on demand" or "provisioned, 100 WCU (GSI1 50 WCU)".
 func (c TableCheck) BillingSummary() string {
 	if c.Billing == types.BillingModePayPerRequest {
@@ -98,23 +92,13 @@ func (c TableCheck) BillingSummary() string {
 	}
 	s := fmt.Sprintf("provisioned, %d WCU", c.WriteCapacity)
 	var ix []string
-	for _, name := range slices.Sorted(mapKeys(c.IndexWriteCapacity)) {
+	for _, name := range slices.Sorted(maps.Keys(c.IndexWriteCapacity)) {
 		ix = append(ix, fmt.Sprintf("%s %d WCU", name, c.IndexWriteCapacity[name]))
 	}
 	if len(ix) > 0 {
 		s += " (" + strings.Join(ix, ", ") + ")"
 	}
 	return s
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // TableMismatchError lists every way an existing table differs from what
@@ -134,13 +118,14 @@ func (e *TableMismatchError) Error() string {
 
 func (e *TableMismatchError) Unwrap() error { return ErrTableMismatch }
 
-// CheckTable checks an existing table against what cfg needs, before
-// anything is read or written: the key schema (names and types, KeyTypes),
-// every index of cfg (its keys and their types, a projection that holds
-// what the index must serve, ACTIVE), and the table's status. It also
-// reports the billing mode and the table's identity. Indexes of the table
-// that cfg does not name are no problem: the items lack their keys.
-func CheckTable(cfg Config, t *types.TableDescription) TableCheck {
+// InspectTable checks an existing table against what cfg needs, before
+// anything is read or written: the key schema (names and types), every
+// index of cfg (global or local as declared, its keys and their types, a
+// projection that holds what the index must serve, ACTIVE), and the
+// table's status. It also reports the billing mode and the table's
+// identity. Indexes of the table that cfg does not name are no problem:
+// the items lack their keys.
+func InspectTable(cfg Config, t *types.TableDescription) TableCheck {
 	c := TableCheck{
 		Table:     cfg.Table,
 		Billing:   types.BillingModeProvisioned,
@@ -175,10 +160,10 @@ func CheckTable(cfg Config, t *types.TableDescription) TableCheck {
 		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
 	}
 	// what is "the table" or "index X".
-	keys := func(index, what string, wantPK, wantSK string, ks []types.KeySchemaElement) {
+	keys := func(index, what string, wantPK, wantSK string, pkType, skType types.ScalarAttributeType, ks []types.KeySchemaElement) {
 		pk, sk := keysOf(ks)
-		key := func(role, have, want string) {
-			wantType := cfg.keyType(want)
+		key := func(role, have, want string, wantType types.ScalarAttributeType) {
+			wantType = keyType(wantType)
 			switch {
 			case have == want && want == "":
 			case have == "":
@@ -189,77 +174,98 @@ func CheckTable(cfg Config, t *types.TableDescription) TableCheck {
 				problem(index, have, false, "%s's %s is %q but the mapping needs %q (%s)", what, role, have, want, wantType)
 			default:
 				if typ, ok := attrTypes[have]; ok && typ != wantType {
-					problem(index, have, false, "%s's %s %q has type %s but the mapping writes %s", what, role, have, typ, wantType)
+					problem(index, have, false, "%s's %s %q has type %s but the mapping writes %s", what, role, have, typ, typeWord(wantType))
 				}
 			}
 		}
-		key("partition key", pk, wantPK)
-		key("sort key", sk, wantSK)
+		key("partition key", pk, wantPK, pkType)
+		key("sort key", sk, wantSK, skType)
 	}
-	keys("", "the table", cfg.PartitionKey, cfg.SortKey, t.KeySchema)
+	keys("", "the table", cfg.PartitionKey, cfg.SortKey, cfg.PartitionKeyType, cfg.SortKeyType, t.KeySchema)
 
-	existing := map[string]*types.GlobalSecondaryIndexDescription{}
-	for i := range t.GlobalSecondaryIndexes {
-		ix := &t.GlobalSecondaryIndexes[i]
-		existing[aws.ToString(ix.IndexName)] = ix
+	type existing struct {
+		keys       []types.KeySchemaElement
+		projection *types.Projection
+		status     types.IndexStatus
+		capacity   *types.ProvisionedThroughputDescription
+		local      bool
+	}
+	indexes := map[string]existing{}
+	for _, ix := range t.GlobalSecondaryIndexes {
+		indexes[aws.ToString(ix.IndexName)] = existing{ix.KeySchema, ix.Projection, ix.IndexStatus, ix.ProvisionedThroughput, false}
+	}
+	for _, ix := range t.LocalSecondaryIndexes {
+		// A local index is part of the table: its status is the table's.
+		indexes[aws.ToString(ix.IndexName)] = existing{ix.KeySchema, ix.Projection, "", nil, true}
 	}
 	for _, want := range cfg.Indexes {
-		have := existing[want.Name]
-		if have == nil {
+		have, ok := indexes[want.Name]
+		switch {
+		case !ok && want.Local:
+			problem(want.Name, "", false, "local index %s does not exist but the mapping needs it, with sort key %q (%s), projecting %s; a local index can only be created with the table",
+				want.Name, want.SortKey, keyType(want.SortKeyType), projectionText(want))
+			continue
+		case !ok:
 			problem(want.Name, "", false, "index %s does not exist but the mapping needs it, with %s, projecting %s",
-				want.Name, cfg.describeKeys(want.PartitionKey, want.SortKey), want.projectionText())
+				want.Name, describeKeys(want), projectionText(want))
+			continue
+		case have.local != want.Local:
+			problem(want.Name, "", false, "index %s is %s but the mapping declares it %s", want.Name, scope(have.local), scope(want.Local))
 			continue
 		}
 		what := "index " + want.Name
-		keys(want.Name, what, want.PartitionKey, want.SortKey, have.KeySchema)
-		if msg := projectionProblem(want, have.Projection); msg != "" {
+		wantPK := want.PartitionKey
+		if want.Local {
+			wantPK = cfg.PartitionKey
+		}
+		keys(want.Name, what, wantPK, want.SortKey, want.PartitionKeyType, want.SortKeyType, have.keys)
+		if msg := projectionProblem(want, have.projection); msg != "" {
 			problem(want.Name, "", false, "%s %s", what, msg)
 		}
-		switch have.IndexStatus {
+		switch have.status {
 		case types.IndexStatusActive, types.IndexStatusUpdating, "":
 		case types.IndexStatusCreating:
-			problem(want.Name, "", true, "%s is %s (backfilling) but the mapping needs it ACTIVE", what, have.IndexStatus)
+			problem(want.Name, "", true, "%s is %s (backfilling) but the mapping needs it ACTIVE", what, have.status)
 		default:
-			problem(want.Name, "", false, "%s is %s but the mapping needs it ACTIVE", what, have.IndexStatus)
+			problem(want.Name, "", false, "%s is %s but the mapping needs it ACTIVE", what, have.status)
 		}
-		if have.ProvisionedThroughput != nil && c.Billing == types.BillingModeProvisioned {
+		if have.capacity != nil && c.Billing == types.BillingModeProvisioned {
 			if c.IndexWriteCapacity == nil {
 				c.IndexWriteCapacity = map[string]int64{}
 			}
-			c.IndexWriteCapacity[want.Name] = aws.ToInt64(have.ProvisionedThroughput.WriteCapacityUnits)
+			c.IndexWriteCapacity[want.Name] = aws.ToInt64(have.capacity.WriteCapacityUnits)
 		}
 	}
 	return c
 }
 
-// keyType is the type the mapping writes a key attribute with.
-func (c Config) keyType(name string) types.ScalarAttributeType {
-	if t, ok := c.KeyTypes[name]; ok && t != "" {
-		return t
+func scope(local bool) string {
+	if local {
+		return "local"
 	}
-	return types.ScalarAttributeTypeS
+	return "global"
 }
 
-func (c Config) describeKeys(pk, sk string) string {
-	s := fmt.Sprintf("partition key %q (%s)", pk, c.keyType(pk))
-	if sk != "" {
-		s += fmt.Sprintf(" and sort key %q (%s)", sk, c.keyType(sk))
+func describeKeys(ix Index) string {
+	s := fmt.Sprintf("partition key %q (%s)", ix.PartitionKey, keyType(ix.PartitionKeyType))
+	if ix.SortKey != "" {
+		s += fmt.Sprintf(" and sort key %q (%s)", ix.SortKey, keyType(ix.SortKeyType))
 	}
 	return s
 }
 
-func (ix Index) projection() types.ProjectionType {
+func projectionType(ix Index) types.ProjectionType {
 	if ix.Projection == "" {
 		return types.ProjectionTypeAll
 	}
 	return ix.Projection
 }
 
-func (ix Index) projectionText() string {
-	if ix.projection() == types.ProjectionTypeInclude {
+func projectionText(ix Index) string {
+	if projectionType(ix) == types.ProjectionTypeInclude {
 		return fmt.Sprintf("INCLUDE %s", strings.Join(ix.NonKeyAttributes, ", "))
 	}
-	return string(ix.projection())
+	return string(projectionType(ix))
 }
 
 // projectionProblem says how an index's projection fails to hold what the
@@ -271,14 +277,14 @@ func projectionProblem(want Index, have *types.Projection) string {
 	if have != nil && have.ProjectionType != "" {
 		got, include = have.ProjectionType, have.NonKeyAttributes
 	}
-	need := want.projection()
+	need := projectionType(want)
 	switch {
 	case got == types.ProjectionTypeAll:
 		return ""
 	case need == types.ProjectionTypeKeysOnly:
 		return ""
 	case need == types.ProjectionTypeAll:
-		return fmt.Sprintf("projects %s but the mapping needs ALL (every attribute)", describeProjection(got, include))
+		return fmt.Sprintf("projects %s but the mapping needs ALL", describeProjection(got, include))
 	case got == types.ProjectionTypeKeysOnly:
 		return fmt.Sprintf("projects KEYS_ONLY but the mapping needs INCLUDE %s", strings.Join(want.NonKeyAttributes, ", "))
 	}

@@ -10,4 +10,11 @@
 // and produces one item per row: its primary key and index keys come from
 // templates such as "CUSTOMER#{customer_id}", its attributes from selected,
 // renamed or converted columns.
+//
+// In the pipeline (package engine draws it whole):
+//
+//	MAPPING ──► extract ──► transform ──► engine ──► load (the Target)
+//
+// mapping imports no other package of this project but internal/pgkind;
+// every other stage imports it.
 package mapping

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
 const badrowsMapping = "../../testdata/badrows.yaml"
@@ -25,7 +25,7 @@ type hostile struct {
 
 func newHostile(t *testing.T) *hostile {
 	t.Helper()
-	h := &hostile{pg: testservices.PostgresURL(t), endpoint: testservices.DynamoDBEndpoint(t)}
+	h := &hostile{pg: migratetest.PostgresURL(t), endpoint: migratetest.DynamoDBEndpoint(t)}
 	conn, err := pgx.Connect(t.Context(), h.pg)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestBadRowsReject(t *testing.T) {
 		h.exec(t, sql)
 	}
 	dir := t.TempDir()
-	table := testservices.TableName(t, "hostile")
+	table := migratetest.TableName(t, "hostile")
 	rejects := filepath.Join(dir, "rejects.jsonl")
 	args := []string{"run", "--mapping", badrowsMapping, "--pg", h.pg, "--endpoint", h.endpoint, "--table", table,
 		"--quiet", "--state", filepath.Join(dir, "state.json"), "--on-error", "reject", "--reject-file", rejects}
@@ -151,7 +151,7 @@ func TestBadRowsReject(t *testing.T) {
 		if l := got["Widget id=2"]; l.Row.Values["code"] != nil {
 			t.Errorf("NULL came out as %v", l.Row.Values["code"])
 		}
-		ddb := testservices.DynamoDBClient(t, h.endpoint)
+		ddb := migratetest.DynamoDBClient(t, h.endpoint)
 		if items := scanCanonical(t, ddb, table); len(items) != 5 {
 			t.Errorf("%d items written, want the 5 good ones:\n%s", len(items), strings.Join(items, "\n"))
 		}
@@ -164,7 +164,7 @@ func TestBadRowsReject(t *testing.T) {
 	if code != exitOK || !strings.Contains(errOut, "8 rejects (no more than --max-rejects allows), see "+rejects) {
 		t.Errorf("with --max-rejects 8: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "TOTAL") || !strings.Contains(out, "  Widget  public.widgets          9              2        7") {
+	if !strings.Contains(out, "TOTAL") || !hasRow(out, "Widget", "public.widgets", "9", "2", "7") {
 		t.Errorf("summary table:\n%s", out)
 	}
 	check(t)
@@ -196,7 +196,7 @@ func TestBadRowsFail(t *testing.T) {
 		// Duplicate-key detection: the second item names both source rows.
 		"duplicate item key": {`bad row: entity Right, table public.rights, row id=1 (item PK="PAIR#1" SK="T#x+y-z"): duplicate key: public.lefts row id=1 (entity Left) has the same key`},
 	}
-	table := testservices.TableName(t, "hostile")
+	table := migratetest.TableName(t, "hostile")
 	for name, sql := range badRows {
 		t.Run(name, func(t *testing.T) {
 			h.exec(t, "TRUNCATE widgets, lefts, rights")
@@ -213,6 +213,28 @@ func TestBadRowsFail(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, errOut)
 				}
 			}
+			defer func() {
+				// The hint is one complete command: following it once
+				// finishes the run, the bad row in the reject file.
+				lines := strings.Split(strings.TrimSpace(errOut), "\n")
+				hint := shellWords(t, strings.TrimSpace(lines[len(lines)-1]))
+				if len(hint) < 2 || hint[0] != "migrate" || !slices.Contains(hint, "--on-error") || !slices.Contains(hint, "--resume") && !slices.Contains(hint, "--fresh") {
+					t.Fatalf("the last line is not the reject command: %q", lines[len(lines)-1])
+				}
+				for i := range hint {
+					if hint[i] == "<your --pg URL>" {
+						hint[i] = h.pg
+					}
+				}
+				rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
+				out, errOut, code := runCLI(t, append(hint[1:], "--reject-file", rejects)...)
+				if code != exitOK {
+					t.Errorf("following the hint exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+				}
+				if data, _ := os.ReadFile(rejects); len(data) == 0 {
+					t.Errorf("following the hint wrote no reject line")
+				}
+			}()
 			if strings.Contains(errOut, h.pg) {
 				t.Errorf("stderr shows the database URL:\n%s", errOut)
 			}
@@ -240,4 +262,50 @@ func TestBadRowsFail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shellWords splits a command line printed for a POSIX shell: words
+// separated by spaces, single-quoted words as they are.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '"':
+			t.Fatalf("double quotes in %q: the test only follows single-quoted commands", line)
+		case c == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// hasRow reports whether a line of a rendered table starts with these cells.
+func hasRow(table string, cells ...string) bool {
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= len(cells) && slices.Equal(f[:len(cells)], cells) {
+			return true
+		}
+	}
+	return false
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -20,7 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/seed"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
@@ -45,8 +46,8 @@ func BenchmarkMigrateNullEndpoint(b *testing.B) {
 
 func BenchmarkMigrateDynamoDBLocal(b *testing.B) {
 	bin, pg := benchSource(b)
-	endpoint := testservices.DynamoDBEndpoint(b)
-	benchRun(b, bin, pg, endpoint, testservices.TableName(b, "bench"), true)
+	endpoint := migratetest.DynamoDBEndpoint(b)
+	benchRun(b, bin, pg, endpoint, migratetest.TableName(b, "bench"), true)
 }
 
 func benchSource(b *testing.B) (bin, pg string) {
@@ -59,7 +60,7 @@ func benchSource(b *testing.B) (bin, pg string) {
 		}
 		scale = n
 	}
-	pg = testservices.PostgresURL(b)
+	pg = migratetest.PostgresURL(b)
 	ctx := b.Context()
 	if err := sqlschema.Up(ctx, pg); err != nil {
 		b.Fatal(err)
@@ -114,7 +115,7 @@ func totalWritten(b *testing.B, out string) int64 {
 	for _, line := range bytes.Split([]byte(out), []byte("\n")) {
 		f := bytes.Fields(line)
 		if len(f) >= 3 && string(f[0]) == "TOTAL" {
-			n, err := strconv.ParseInt(string(f[2]), 10, 64)
+			n, err := strconv.ParseInt(strings.ReplaceAll(string(f[2]), ",", ""), 10, 64)
 			if err == nil {
 				return n
 			}

@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
 // testFaults migrates the bookstore in-process through a proxy that faults
@@ -22,7 +23,7 @@ func testFaults(t *testing.T, f *fixture) {
 		t.Fatal(err)
 	}
 	t.Cleanup(proxy.Close)
-	table := testservices.TableName(t, "faults")
+	table := migratetest.TableName(t, "faults")
 	summaryPath := filepath.Join(t.TempDir(), "summary.json")
 	out, errOut, code := runCLI(t, "run", "--mapping", bookstoreMapping, "--pg", f.pg, "--endpoint", proxy.URL(),
 		"--table", table, "--create-table", "--quiet", "--state", filepath.Join(t.TempDir(), "state.json"),
@@ -51,7 +52,7 @@ func testFaults(t *testing.T, f *fixture) {
 	if rate := float64(faults) / float64(calls); rate < 0.2 || rate > 0.4 {
 		t.Errorf("%d faults in %d calls (%.0f%%), want about 30%%", faults, calls, rate*100)
 	}
-	var sum summary
+	var sum engine.RunResult
 	data, err := os.ReadFile(summaryPath)
 	if err != nil || json.Unmarshal(data, &sum) != nil {
 		t.Fatalf("summary JSON: %v\n%s", err, data)

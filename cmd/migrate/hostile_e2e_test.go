@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	"github.com/pgdynamo/migrate/report"
 )
 
@@ -39,7 +39,7 @@ var hostileSamples = []struct {
 
 func newHostileSamples(t *testing.T) (pg, endpoint string) {
 	t.Helper()
-	pg, endpoint = testservices.PostgresURL(t), testservices.DynamoDBEndpoint(t)
+	pg, endpoint = migratetest.PostgresURL(t), migratetest.DynamoDBEndpoint(t)
 	conn, err := pgx.Connect(t.Context(), pg)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func newHostileSamples(t *testing.T) (pg, endpoint string) {
 func TestHostileValuesRun(t *testing.T) {
 	pg, endpoint := newHostileSamples(t)
 	dir := t.TempDir()
-	table := testservices.TableName(t, "hostile-values")
+	table := migratetest.TableName(t, "hostile-values")
 	rejects := filepath.Join(dir, "rejects.jsonl")
 	out, errOut, code := runCLI(t, "run", "--mapping", hostileMapping, "--pg", pg, "--endpoint", endpoint, "--table", table,
 		"--create-table", "--quiet", "--state", filepath.Join(dir, "state.json"), "--on-error", "reject", "--reject-file", rejects, "--max-rejects", "-1")
@@ -86,7 +86,7 @@ func TestHostileValuesRun(t *testing.T) {
 		}
 		got[l.SourceKey] = l
 	}
-	ddb := testservices.DynamoDBClient(t, endpoint)
+	ddb := migratetest.DynamoDBClient(t, endpoint)
 	for _, s := range hostileSamples {
 		key := "id=" + itoa(s.id)
 		l, rejected := got[key]
@@ -129,7 +129,7 @@ func TestHostileValuesRun(t *testing.T) {
 // nested 64 levels once stopped plan with "diff: corrupt record".
 func TestHostileValuesPlan(t *testing.T) {
 	pg, endpoint := newHostileSamples(t)
-	table := testservices.TableName(t, "hostile-plan")
+	table := migratetest.TableName(t, "hostile-plan")
 	out, errOut, code := runCLI(t, "plan", "--mapping", hostileMapping, "--pg", pg, "--endpoint", endpoint, "--table", table, "--format", "json")
 	if code != exitFailure {
 		t.Fatalf("exit %d, want %d (problems)\nstdout:\n%s\nstderr:\n%s", code, exitFailure, out, errOut)

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 )
 
 func TestMain(m *testing.M) {
@@ -17,5 +17,5 @@ func TestMain(m *testing.M) {
 	// Tests pass --pg explicitly; a developer's own default must not leak in.
 	os.Unsetenv("MIGRATE_PG_URL")
 	os.Unsetenv("DATABASE_URL")
-	testservices.Main(m)
+	migratetest.Main(m)
 }

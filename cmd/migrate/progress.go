@@ -6,72 +6,31 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
+
+	"github.com/pgdynamo/migrate/engine"
 )
 
-// entityStats counts one entity's progress in this run. written counts
-// acknowledged items only (it is updated from the writer's Ack callbacks).
-type entityStats struct {
-	name, source       string
-	rows, rejects      atomic.Int64
-	written            atomic.Int64
-	started, lastWrite atomic.Int64 // unix nanos
-}
-
-func (s *entityStats) touch(field *atomic.Int64) { field.Store(time.Now().UnixNano()) }
-
-// line renders the entity's progress: rows read (of the estimate), items
-// written, items/s and the ETA of its source table.
-func (s *entityStats) line(estimate int64) string {
-	rows, written := s.rows.Load(), s.written.Load()
-	st := s.started.Load()
-	if st == 0 {
-		return "waiting"
-	}
-	elapsed := time.Since(time.Unix(0, st)).Seconds()
-	text := fmt.Sprintf("rows %d", rows)
-	if estimate > 0 {
-		text += fmt.Sprintf(" of ~%d", estimate)
-	}
-	text += fmt.Sprintf(", items %d", written)
-	if elapsed > 0 {
-		text += fmt.Sprintf(", %.0f items/s", float64(written)/elapsed)
-	}
-	if r := s.rejects.Load(); r > 0 {
-		text += fmt.Sprintf(", %d rejected", r)
-	}
-	if eta, ok := s.eta(estimate, elapsed); ok {
-		text += ", ETA " + eta.Round(time.Second).String()
-	}
-	return text
-}
-
-// eta extrapolates the rows still to read at the rate seen so far.
-func (s *entityStats) eta(estimate int64, elapsed float64) (time.Duration, bool) {
-	rows := s.rows.Load()
-	if estimate <= rows || rows == 0 || elapsed <= 0 {
-		return 0, false
-	}
-	rate := float64(rows) / elapsed
-	return time.Duration(float64(estimate-rows) / rate * float64(time.Second)), true
-}
-
-// progress reports a run's progress while it runs: bars on a terminal, a
-// log line every logEvery otherwise, nothing with --quiet.
+// progress draws a run's progress, as the engine reports it: bars on a
+// terminal, a log line per entity every logEvery otherwise, nothing with
+// --quiet. It is the CLI's engine.Observer.
 type progress struct {
-	entities  []*entityStats
-	estimates map[string]int64 // by source table
-	logger    *slog.Logger
-	bars      *mpb.Progress
-	bar       []*mpb.Bar
-	stopOnce  sync.Once
-	done      chan struct{}
-	wg        sync.WaitGroup
+	stdout io.Writer
+	logger *slog.Logger // writes above the bars when there are bars
+	quiet  bool
+
+	bars *mpb.Progress
+	mu   sync.Mutex
+	bar  []*mpb.Bar
+	last engine.Progress
+	// lastLog is when progress was last logged, and what it said per entity.
+	lastLog  time.Time
+	lastLine map[string]string
+	stopOnce sync.Once
 }
 
 // logEvery is how often progress is logged when stderr is not a terminal.
@@ -83,94 +42,137 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// startProgress starts reporting. With bars, the returned logger writes
-// above them; otherwise it is logger itself.
-func startProgress(stderr io.Writer, quiet bool, logger *slog.Logger, level slog.Leveler, entities []*entityStats, estimates map[string]int64) (*progress, *slog.Logger) {
-	p := &progress{entities: entities, estimates: estimates, logger: logger, done: make(chan struct{})}
+func newProgress(g *globals, quiet bool) *progress {
+	p := &progress{stdout: g.stdout, logger: g.logger, quiet: quiet, lastLog: time.Now(), lastLine: map[string]string{}}
+	if !quiet && isTerminal(g.stderr) {
+		p.bars = mpb.New(mpb.WithOutput(g.stderr), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
+		p.logger = g.newLogger(p.bars)
+	}
+	return p
+}
+
+// Started prints the shard counts and sets up one bar per entity.
+func (p *progress) Started(s engine.RunStart) {
+	for _, r := range s.Shards {
+		fmt.Fprintln(p.stdout, r)
+	}
+	if p.bars == nil {
+		return
+	}
+	width := 0
+	for _, e := range s.Entities {
+		width = max(width, len(e.Entity))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, e := range s.Entities {
+		p.bar = append(p.bar, p.bars.New(0, mpb.BarStyle(),
+			mpb.PrependDecorators(decor.Name(e.Entity, decor.WC{W: width + 1, C: decor.DindentRight})),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				if i < len(p.last.Entities) {
+					return entityLine(p.last.Entities[i])
+				}
+				return "waiting"
+			})),
+		))
+	}
+}
+
+// Progress updates the bars, or logs a line per entity that moved.
+func (p *progress) Progress(pr engine.Progress) {
+	p.mu.Lock()
+	p.last = pr
+	bars := p.bar
+	p.mu.Unlock()
 	switch {
-	case quiet:
-		return p, logger
-	case isTerminal(stderr):
-		p.bars = mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
-		width := 0
-		for _, e := range entities {
-			width = max(width, len(e.name))
+	case p.quiet:
+	case p.bars != nil:
+		for i, e := range pr.Entities {
+			if i < len(bars) {
+				bars[i].SetTotal(max(e.Estimate, e.RowsRead), false)
+				bars[i].SetCurrent(e.ItemsWritten + e.Rejects)
+			}
 		}
-		for _, e := range entities {
-			est := estimates[e.source]
-			p.bar = append(p.bar, p.bars.New(0, mpb.BarStyle(),
-				mpb.PrependDecorators(decor.Name(e.name, decor.WC{W: width + 1, C: decor.DindentRight})),
-				mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return e.line(est) })),
-			))
-		}
-		p.wg.Go(p.updateBars)
-		logger = slog.New(slog.NewTextHandler(p.bars, &slog.HandlerOptions{Level: level}))
-		return p, logger
-	default:
-		p.wg.Go(p.logLines)
-		return p, logger
-	}
-}
-
-func (p *progress) updateBars() {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		for i, e := range p.entities {
-			rows := e.rows.Load()
-			p.bar[i].SetTotal(max(p.estimates[e.source], rows), false)
-			p.bar[i].SetCurrent(rows)
-		}
-		select {
-		case <-p.done:
-			return
-		case <-t.C:
-		}
-	}
-}
-
-func (p *progress) logLines() {
-	t := time.NewTicker(logEvery)
-	defer t.Stop()
-	last := map[string]string{}
-	for {
-		select {
-		case <-p.done:
-			return
-		case <-t.C:
-		}
-		for _, e := range p.entities {
-			if e.started.Load() == 0 {
+	case time.Since(p.lastLog) >= logEvery && !pr.Done:
+		p.lastLog = time.Now()
+		for _, e := range pr.Entities {
+			if e.Started.IsZero() {
 				continue
 			}
-			est := p.estimates[e.source]
-			l := e.line(est)
-			if last[e.name] == fmt.Sprint(e.rows.Load(), e.written.Load(), e.rejects.Load()) {
+			moved := fmt.Sprint(e.RowsRead, e.ItemsWritten, e.Rejects)
+			if p.lastLine[e.Entity] == moved {
 				continue // nothing moved since the last line
 			}
-			last[e.name] = fmt.Sprint(e.rows.Load(), e.written.Load(), e.rejects.Load())
-			p.logger.Info("progress "+e.name+": "+l, "entity", e.name, "rows", e.rows.Load(), "items", e.written.Load(), "rejects", e.rejects.Load())
+			p.lastLine[e.Entity] = moved
+			p.logger.Info("progress "+e.Entity+": "+entityLine(e), "entity", e.Entity, "rows", e.RowsRead, "items", e.ItemsWritten, "rejects", e.Rejects)
 		}
 	}
 }
 
-// stop ends reporting; bars are completed (finished) or left where they
-// are, and removed from the screen's live area.
+// Interrupted says what happens after the first signal.
+func (p *progress) Interrupted() {
+	p.logger.Warn("interrupted: reading stopped; waiting for the items already read to be written, then saving the checkpoint")
+}
+
+// stop ends drawing; bars are completed (finished) or left where they are,
+// and removed from the screen's live area.
 func (p *progress) stop(finished bool) {
 	p.stopOnce.Do(func() {
-		close(p.done)
-		p.wg.Wait()
 		if p.bars == nil {
 			return
 		}
-		for i, e := range p.entities {
-			p.bar[i].SetCurrent(e.rows.Load())
+		p.mu.Lock()
+		bars, last := p.bar, p.last
+		p.mu.Unlock()
+		for i, b := range bars {
+			if i < len(last.Entities) {
+				b.SetCurrent(last.Entities[i].ItemsWritten + last.Entities[i].Rejects)
+			}
 			if finished {
-				p.bar[i].SetTotal(-1, true)
+				b.SetTotal(-1, true)
 			} else {
-				p.bar[i].Abort(false)
+				b.Abort(false)
 			}
 		}
 		p.bars.Wait()
 	})
+}
+
+// entityLine renders an entity's progress, by what the target
+// acknowledged: items written (of the rows expected), items/s, rejects,
+// rows read ahead of the writes, and the ETA.
+func entityLine(e engine.EntityProgress) string {
+	if e.Started.IsZero() {
+		return "waiting"
+	}
+	elapsed := time.Since(e.Started).Seconds()
+	text := fmt.Sprintf("items %d", e.ItemsWritten)
+	if total := max(e.Estimate, e.RowsRead); total > 0 {
+		text += fmt.Sprintf(" of ~%d", total)
+	}
+	if elapsed > 0 {
+		text += fmt.Sprintf(", %.0f items/s", float64(e.ItemsWritten)/elapsed)
+	}
+	if e.Rejects > 0 {
+		text += fmt.Sprintf(", %d rejected", e.Rejects)
+	}
+	text += fmt.Sprintf(", %d rows read", e.RowsRead)
+	if eta, ok := entityETA(e, elapsed); ok {
+		text += ", ETA " + eta.Round(time.Second).String()
+	}
+	return text
+}
+
+// entityETA extrapolates the items still to write at the rate of
+// acknowledgements so far, until the last one is written.
+func entityETA(e engine.EntityProgress, elapsed float64) (time.Duration, bool) {
+	done := e.ItemsWritten + e.Rejects
+	total := max(e.Estimate, e.RowsRead)
+	if total <= done || done == 0 || elapsed <= 0 {
+		return 0, false
+	}
+	rate := float64(done) / elapsed
+	return time.Duration(float64(total-done) / rate * float64(time.Second)), true
 }

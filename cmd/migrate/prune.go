@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"sort"
-	"sync"
-	"sync/atomic"
+	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgdynamo/migrate/diff"
-	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/report"
-	"github.com/pgdynamo/migrate/transform"
+	"github.com/pgdynamo/migrate/engine"
 )
 
 func init() { register(newPruneCmd) }
@@ -26,7 +21,7 @@ type pruneOpts struct {
 func newPruneCmd(g *globals) *cobra.Command {
 	var o pruneOpts
 	cmd := &cobra.Command{
-		Use:   "prune --mapping FILE --pg URL [--table T] [--endpoint URL] [--yes]",
+		Use:   "prune [MAPPING] --pg URL [--table T] [--endpoint URL] [--yes]",
 		Short: "Delete stale items: items of this mapping's entities that the source no longer produces",
 		Long: `prune compares the source (one snapshot, transformed exactly as run does) with
 the target table, like plan, and deletes the stale items: items whose entity
@@ -37,137 +32,97 @@ entities are never touched. Without --yes it only lists what it would delete.
 It refuses to delete anything when a source row cannot be transformed: that
 row's item would look stale while it is only unreadable.
 
-It reads the whole table with a parallel Scan (the only way to find stale
-items). ` + compareReadCostHelp + `
+It reads the whole table with one parallel Scan (--segments at a time), the
+only way to find stale items: the table's total size / 4 KB x 1 read unit
+(x 0.5 with --consistent=false). Deletes cost one write unit per item and
+per index it is in.
+
+` + sortMemoryHelp + `
+
 Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg = pgURL(o.pg)
 			if err := o.compareFlags.validate("prune"); err != nil {
 				return err
-			}
-			if o.compare != compareScan {
-				return usagef("prune: stale items are found only by a full read; --compare must be scan")
 			}
 			return runPrune(cmd.Context(), g, &o)
 		},
 	}
 	f := cmd.Flags()
-	o.register(f, compareScan, true)
+	o.register(cmd, false, true)
 	f.BoolVar(&o.yes, "yes", false, "delete the stale items (without it, only list them)")
 	return cmd
 }
 
 func runPrune(ctx context.Context, g *globals, o *pruneOpts) error {
-	src, tgt, err := openBoth(ctx, &o.compareFlags)
+	cc, err := o.config(ctx, g)
 	if err != nil {
 		return err
 	}
-	defer src.close(ctx)
-	if !tgt.exists {
-		fmt.Fprintf(g.stdout, "table %s does not exist: nothing to prune\n", tgt.name)
+	res, err := engine.Prune(ctx, engine.PruneConfig{CompareConfig: cc, Delete: o.yes})
+	if err != nil {
+		return err
+	}
+	return writeReport(g.stdout, o.format,
+		func(w io.Writer) error { return pruneText(w, res, o.maxDetails) },
+		func(w io.Writer) error { return pruneMarkdown(w, res) },
+		func(w io.Writer) error { return writeJSON(w, res) })
+}
+
+func pruneText(w io.Writer, res *engine.PruneResult, maxDetails int) error {
+	if !res.Exists {
+		fmt.Fprintf(w, "table %s does not exist: nothing to prune\n", res.Table)
 		return nil
 	}
-
-	var w *load.Writer
-	if o.yes {
-		w, err = load.NewWriter(tgt.client, load.Config{
-			Table: tgt.name, PartitionKey: src.m.PartitionKey, SortKey: src.m.SortKey,
-			Indexes: src.indexes(), Concurrency: o.concurrency, Logger: g.logger,
-		})
-		if err != nil {
-			return err
-		}
-	}
-	deletes := make(chan load.Item, 4*load.MaxBatchItems)
-	var writeErr error
-	var deleted sync.Map // entity -> *atomic.Int64 acknowledged
-	var wg sync.WaitGroup
-	if w != nil {
-		wg.Go(func() { _, writeErr = w.Write(context.WithoutCancel(ctx), deletes) })
-	}
-
-	var problems []report.Problem
-	stale := map[string]int64{}
-	var listed []string
-	owns := ownedBy(src)
-	c := &comparison{
-		src: src, target: tgt, mode: compareScan, opts: &o.compareFlags, sample: 1,
-		expected: func(transform.Item, []byte) {},
-		rowError: func(p report.Problem) { problems = append(problems, p) },
-		visit: func(pr diff.Pair) error {
-			if len(problems) > 0 {
-				return fmt.Errorf("prune: %s in the source (first: %s %s: %s); nothing was deleted, since their items would look stale",
-					plural(len(problems), "row error"), problems[0].Entity, problems[0].Origin, problems[0].Message)
-			}
-			if kind, _ := diff.Classify(pr, owns); kind != diff.KindStale {
-				return nil
-			}
-			for _, rec := range pr.Target {
-				stale[rec.Entity]++
-				if len(listed) < o.maxDetails {
-					k := reportKey(pr.Key)
-					listed = append(listed, fmt.Sprintf("  - %-12s %s | %s", rec.Entity, k.PK, k.SK))
-				}
-				if w == nil {
-					continue
-				}
-				counter, _ := deleted.LoadOrStore(rec.Entity, new(atomic.Int64))
-				it := load.Item{Attrs: rec.Attrs, Delete: true, Origin: load.Origin{Entity: rec.Entity, Table: tgt.name}}
-				it.Ack = func() { counter.(*atomic.Int64).Add(1) }
-				select {
-				case deletes <- it:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-			return nil
-		},
-	}
-	runErr := c.run(ctx, g.logger)
-	close(deletes)
-	wg.Wait()
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) && ctx.Err() != nil {
-			runErr = interruptedError{fmt.Errorf("prune interrupted: %w", runErr)}
-		}
-		return errors.Join(runErr, writeErr)
-	}
-	if writeErr != nil {
-		return fmt.Errorf("prune: deleting stale items: %w", writeErr)
-	}
-
-	var total int64
-	entities := make([]string, 0, len(stale))
-	for e, n := range stale {
-		entities = append(entities, e)
-		total += n
-	}
-	sort.Strings(entities)
 	verb := "would delete"
-	if o.yes {
+	if res.Deleted {
 		verb = "deleted"
 	}
-	fmt.Fprintf(g.stdout, "prune %s: %s %s\n", tgt.name, verb, plural(int(total), "stale item"))
-	for _, e := range entities {
-		n := stale[e]
-		if o.yes {
-			if v, ok := deleted.Load(e); ok {
-				n = v.(*atomic.Int64).Load()
-			} else {
-				n = 0
-			}
-		}
-		fmt.Fprintf(g.stdout, "  %-14s %d\n", e, n)
+	fmt.Fprintf(w, "prune %s: %s %s\n", res.Table, verb, plural(int(res.Total), "stale item"))
+	for _, e := range res.Entities {
+		fmt.Fprintf(w, "  %-14s %d\n", e.Entity, e.Items)
 	}
-	for _, l := range listed {
-		fmt.Fprintln(g.stdout, l)
+	for _, it := range res.Listed {
+		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
 	}
-	if int64(len(listed)) < total {
-		fmt.Fprintf(g.stdout, "  … %d more not shown (--max-details %d)\n", total-int64(len(listed)), o.maxDetails)
+	if int64(len(res.Listed)) < res.Total {
+		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Total-int64(len(res.Listed)), maxDetails)
 	}
-	if !o.yes && total > 0 {
-		fmt.Fprintln(g.stdout, "nothing was deleted; pass --yes to delete them")
+	if !res.Deleted && res.Total > 0 {
+		fmt.Fprintln(w, "nothing was deleted; pass --yes to delete them")
 	}
 	return nil
+}
+
+func pruneMarkdown(w io.Writer, res *engine.PruneResult) error {
+	if !res.Exists {
+		fmt.Fprintf(w, "Table `%s` does not exist: nothing to prune.\n", res.Table)
+		return nil
+	}
+	verb := "Would delete"
+	if res.Deleted {
+		verb = "Deleted"
+	}
+	fmt.Fprintf(w, "### Prune `%s`\n\n%s %s.\n\n", res.Table, verb, plural(int(res.Total), "stale item"))
+	if len(res.Entities) > 0 {
+		fmt.Fprintln(w, "| entity | items |\n|---|---:|")
+		for _, e := range res.Entities {
+			fmt.Fprintf(w, "| %s | %d |\n", e.Entity, e.Items)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, it := range res.Listed {
+		fmt.Fprintf(w, "- `%s` `%s | %s`\n", it.Entity, it.Key.PK, it.Key.SK)
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

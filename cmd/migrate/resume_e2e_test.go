@@ -21,9 +21,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/seed"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 	"github.com/pgdynamo/migrate/transform"
 )
@@ -66,10 +67,10 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := t.Context()
 	f := &fixture{
-		pg:       testservices.PostgresURL(t),
-		endpoint: testservices.DynamoDBEndpoint(t),
+		pg:       migratetest.PostgresURL(t),
+		endpoint: migratetest.DynamoDBEndpoint(t),
 	}
-	f.ddb = testservices.DynamoDBClient(t, f.endpoint)
+	f.ddb = migratetest.DynamoDBClient(t, f.endpoint)
 	if err := sqlschema.Up(ctx, f.pg); err != nil {
 		t.Fatalf("schema up: %v", err)
 	}
@@ -87,7 +88,7 @@ func newFixture(t *testing.T) *fixture {
 	f.rows = counts.Customers + counts.Orders + counts.OrderItems + counts.Authors + counts.Books
 	f.bin = buildBinary(t)
 
-	table := testservices.TableName(t, "clean")
+	table := migratetest.TableName(t, "clean")
 	res := f.run(t, f.cmd(t.TempDir(), table, "--create-table", "--quiet"))
 	if res.code != 0 {
 		t.Fatalf("clean run exited %d\n%s", res.code, res.output())
@@ -242,7 +243,7 @@ func (f *fixture) noSecrets(t *testing.T, what, text string) {
 // before the first checkpoint, one near the end, three at random), resumes
 // it each time, and compares the final table with the clean run's.
 func testKillResume(t *testing.T, f *fixture) {
-	table := testservices.TableName(t, "killed")
+	table := migratetest.TableName(t, "killed")
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, table+".state.json")
 	rng := rand.New(rand.NewPCG(2024, 5))
@@ -330,7 +331,7 @@ func waitForRows(t *testing.T, statePath string, n int64, cmd *exec.Cmd) {
 // it sent, saves the checkpoint, prints the resume command and exits 130;
 // the resume completes the table.
 func testInterruptResume(t *testing.T, f *fixture) {
-	table := testservices.TableName(t, "interrupted")
+	table := migratetest.TableName(t, "interrupted")
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, table+".state.json")
 	cmd := f.cmd(dir, table, append([]string{"--create-table"}, pacing...)...)
@@ -379,7 +380,7 @@ func testInterruptResume(t *testing.T, f *fixture) {
 	if !strings.Contains(res.stdout, "as computed by the run being resumed") {
 		t.Errorf("the resumed run did not reuse the shard count:\n%s", res.stdout)
 	}
-	var sum summary
+	var sum engine.RunResult
 	if data, err := os.ReadFile(summaryPath); err != nil || json.Unmarshal(data, &sum) != nil {
 		t.Fatalf("summary JSON: %v\n%s", err, data)
 	}

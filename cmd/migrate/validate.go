@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pgdynamo/migrate/engine"
 )
 
 func init() { register(newValidateCmd) }
@@ -16,20 +18,23 @@ type validateOpts struct {
 func newValidateCmd(g *globals) *cobra.Command {
 	var o validateOpts
 	cmd := &cobra.Command{
-		Use:   "validate --mapping FILE [--pg URL]",
+		Use:   "validate [MAPPING] [--pg URL]",
 		Short: "Check a mapping file, and with --pg against the live source catalog",
 		Long: `validate parses the mapping file and reports every problem at once as
 file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
 checks the mapping against the source database's catalog: tables and columns
 exist, key templates use sortable columns, keys identify rows and cannot
 collide. It reads only the catalog and writes nothing. Exit code 2 when the
-mapping has problems.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+mapping has problems. Warnings (a key template reading a nullable column,
+whose NULL rows a run would reject) are printed but do not fail it.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
-			m, err := loadMapping(o.mapping)
+			m, err := engine.LoadMapping(o.mapping)
 			if err != nil {
 				return err
 			}
@@ -38,20 +43,19 @@ mapping has problems.`,
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			ctx := cmd.Context()
-			conn, snap, err := openSnapshot(ctx, url)
+			ws, err := engine.Validate(cmd.Context(), m, url)
 			if err != nil {
 				return err
 			}
-			defer closeSnapshot(ctx, conn, snap)
-			if _, err := checkAgainst(ctx, snap, m); err != nil {
-				return err
+			// Warnings are advice: printed, never a failure.
+			if ws != nil {
+				fmt.Fprintln(g.stderr, ws.Error())
 			}
-			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog)\n", o.mapping, plural(len(m.Entities), "entity"))
+			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, plural(len(m.Entities), "entity"), plural(len(ws), "warning"))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	return cmd
 }

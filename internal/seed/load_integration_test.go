@@ -12,18 +12,18 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgdynamo/migrate/internal/seed"
-	"github.com/pgdynamo/migrate/internal/testservices"
+	"github.com/pgdynamo/migrate/migratetest"
 	schema "github.com/pgdynamo/migrate/sql"
 )
 
-func TestMain(m *testing.M) { testservices.Main(m) }
+func TestMain(m *testing.M) { migratetest.Main(m) }
 
 var _ seed.Beginner = (*pgxpool.Pool)(nil)
 
 // setup returns a connection to a fresh database with the bookstore schema.
 func setup(t testing.TB) *pgx.Conn {
 	t.Helper()
-	url := testservices.PostgresURL(t)
+	url := migratetest.PostgresURL(t)
 	if err := schema.Up(context.Background(), url); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestLoad(t *testing.T) {
 
 func TestLoadWithoutSchema(t *testing.T) {
 	t.Parallel()
-	conn, err := pgx.Connect(t.Context(), testservices.PostgresURL(t))
+	conn, err := pgx.Connect(t.Context(), migratetest.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

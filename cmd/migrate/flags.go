@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/load"
+)
+
+// Values of --compare.
+const (
+	compareScan = engine.CompareScan
+	compareGet  = engine.CompareGet
+)
+
+// compareFlags are the flags plan and verify share.
+type compareFlags struct {
+	mapping, pg, table  string
+	endpoint, region    string
+	compare             string
+	segments            int
+	concurrency         int
+	consistent          bool
+	sortMemoryMB        int
+	tempDir             string
+	maxDetails          int
+	format, color, html string
+}
+
+// compareReadCostHelp explains what each --compare mode reads; plan and
+// verify print it in --help.
+const compareReadCostHelp = `Reading the target (never a write: only DescribeTable, Scan, BatchGetItem):
+
+  --compare scan  One parallel Scan of the whole table (--segments at a time).
+                  Cost: the table's total size / 4 KB x 0.5 read units
+                  (x 1 with --consistent), whatever the mapping produces and
+                  whatever the projection: items of other entities are read
+                  too. Finds creates, changes, unchanged and stale items.
+  --compare get   BatchGetItem of the expected keys, 100 a call
+                  (--concurrency calls at a time). Cost: per expected item
+                  ceil(item size / 4 KB) x 0.5 read units (x 1 with
+                  --consistent); a key that does not exist still costs 0.5.
+                  Cannot find stale items (that needs a full read).
+
+Items under 4 KB cost a Scan about size/4 KB of a unit each but a get a whole
+half unit: for the 180-byte bookstore items a full scan is ~20x cheaper. Use
+get when the mapping's items are a small part of a large table, or with
+verify --sample.
+
+` + sortMemoryHelp
+
+const sortMemoryHelp = `Memory does not grow with the table: both sides are sorted by key with an
+external merge sort (--sort-memory MB of buffer per side, runs spilled to
+--temp-dir; disk about the size of the expected items plus, for scan, of the
+table) and compared in one streaming merge.`
+
+// register adds the flags; withCompare offers --compare (and the flags
+// only get reads use), for the commands that can read either way.
+func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool) {
+	f := cmd.Flags()
+	addMappingFlag(cmd, &o.mapping)
+	o.compare = compareScan
+	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
+	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
+	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	f.IntVar(&o.segments, "segments", engine.DefaultSegments, "parallel Scan segments")
+	if withCompare {
+		f.StringVar(&o.compare, "compare", compareScan, "how to read the target: scan or get (read costs below)")
+		f.IntVar(&o.concurrency, "concurrency", engine.DefaultReadCalls, "BatchGetItem calls in flight (--compare get)")
+	} else {
+		o.concurrency = engine.DefaultReadCalls
+	}
+	f.BoolVar(&o.consistent, "consistent", consistent, "strongly consistent reads (twice the read units)")
+	f.IntVar(&o.sortMemoryMB, "sort-memory", 32, "MB of items each side buffers before sorted runs spill to --temp-dir")
+	f.StringVar(&o.tempDir, "temp-dir", "", "directory for sorted runs (default $TMPDIR or /tmp)")
+	f.IntVar(&o.maxDetails, "max-details", 20, "list at most this many items per category (counts are always complete)")
+	f.StringVar(&o.format, "format", "text", "report format on stdout: text, markdown or json")
+	f.StringVar(&o.color, "color", "auto", "colour in text reports: auto (on a terminal, unless NO_COLOR is set), always, never")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	if withCompare {
+		_ = cmd.RegisterFlagCompletionFunc("compare", cobra.FixedCompletions([]string{compareScan, compareGet}, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+func (o *compareFlags) validate(cmd string) error {
+	switch {
+	case o.mapping == "":
+		return usagef("%s: --mapping is required", cmd)
+	case o.pg == "":
+		return usagef("%s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", cmd)
+	case o.compare != compareScan && o.compare != compareGet:
+		return usagef("%s: --compare must be scan or get, not %q", cmd, o.compare)
+	case o.segments < 1 || o.segments > 1_000_000:
+		return usagef("%s: --segments must be between 1 and 1000000", cmd)
+	case o.concurrency < 1:
+		return usagef("%s: --concurrency must be at least 1", cmd)
+	case o.sortMemoryMB < 1:
+		return usagef("%s: --sort-memory must be at least 1 (MB)", cmd)
+	case o.maxDetails < 0:
+		return usagef("%s: --max-details must not be negative", cmd)
+	case o.format != "text" && o.format != "markdown" && o.format != "json":
+		return usagef("%s: --format must be text, markdown or json, not %q", cmd, o.format)
+	case o.color != "auto" && o.color != "always" && o.color != "never":
+		return usagef("%s: --color must be auto, always or never, not %q", cmd, o.color)
+	}
+	return nil
+}
+
+// wantColor decides --color auto: a terminal, NO_COLOR unset, TERM not dumb.
+func wantColor(w io.Writer, mode string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// config opens the DynamoDB client and returns the engine's configuration
+// for these flags, with the mapping loaded.
+func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareConfig, error) {
+	m, err := engine.LoadMapping(o.mapping)
+	if err != nil {
+		return engine.CompareConfig{}, err
+	}
+	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: max(o.concurrency, o.segments), Logger: g.logger})
+	if err != nil {
+		return engine.CompareConfig{}, err
+	}
+	consistency := engine.ConsistencyEventual
+	if o.consistent {
+		consistency = engine.ConsistencyStrong
+	}
+	maxDetails := o.maxDetails
+	if maxDetails == 0 {
+		maxDetails = -1 // none; the engine's 0 means its default
+	}
+	return engine.CompareConfig{
+		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: o.table,
+		Mode: o.compare, Segments: o.segments, Concurrency: o.concurrency, Consistency: consistency,
+		SortMemoryMB: o.sortMemoryMB, TempDir: o.tempDir, MaxDetails: maxDetails, Logger: g.logger,
+	}, nil
+}
+
+// writeReport renders to stdout in the chosen format.
+func writeReport(w io.Writer, format string, text, markdown, json func(io.Writer) error) error {
+	switch format {
+	case "markdown":
+		return markdown(w)
+	case "json":
+		return json(w)
+	}
+	return text(w)
+}

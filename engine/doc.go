@@ -1,0 +1,31 @@
+// Package engine runs migrations: it owns each verb of the tool (Run, Plan,
+// Verify, Prune) as a function that takes a Config and a context and returns
+// a result value. The command line (cmd/migrate) is one caller; a deploy job,
+// a Lambda or a service's integration test can be another.
+//
+// A run is a pipeline of the project's packages:
+//
+//	mapping ──► extract ──► transform ──► engine ──► Target (load.Writer: BatchWriteItem)
+//	 (parse,     (one        (row → items,  (checks,     acknowledges each item
+//	 validate)   snapshot,   pure)          watermark,   it stored)
+//	             streaming)                 checkpoints,
+//	                                        rejects)
+//
+// Plan, Verify and Prune run the same source side, then compare the
+// expected items with the table (tableread, extsort, diff) instead of
+// writing them; Plan also estimates the load (capacity) and all three
+// describe what they found as report documents.
+//
+// Which package may import which (enforced by internal/archtest):
+//
+//	mapping            pure: no I/O
+//	transform          pure: mapping, extract's value types
+//	extract            PostgreSQL (pgx), mapping
+//	load               the AWS SDK only
+//	engine             all of the above, tableread, diff, capacity, report
+//	cmd/migrate        engine and the packages it renders; nothing imports it
+//
+// Progress leaves the engine through an Observer, never through a terminal;
+// log lines through the slog.Logger of the Config. The engine writes nothing
+// to stdout or stderr.
+package engine

@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+// runner is one migration run: the stages between the snapshot and the
+// target.
+type runner struct {
+	cfg    RunConfig
+	log    *slog.Logger
+	src    *source
+	wm     *watermark
+	reject bool
+	// stopReading ends the read side of the pipeline (fail mode: on the
+	// first refused item).
+	stopReading func(error)
+	// stats by entity, in read order, and the entities of each source table.
+	stats    map[string]*entityStats
+	order    []*entityStats
+	bySource map[string][]*entityStats
+}
+
+// pipeline reads, checks and writes until the sources are done, the
+// context ends (the first signal) or something fails, and returns the
+// target's stats and the failure, if any. Reading stops on the signal or
+// when writing failed; writing does not stop on the signal: the items
+// already read are written and acknowledged, then the caller saves the
+// checkpoint. The state file is saved every CheckpointEvery meanwhile.
+func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transform.Source, after map[string][]any, save func(bool) (mark, error)) (load.Stats, error) {
+	readCtx, cancelRead := context.WithCancelCause(ctx)
+	defer cancelRead(nil)
+	r.stopReading = cancelRead
+	writeCtx, cancelWrite := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWrite()
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.cfg.Observer.Interrupted()
+		case <-finished:
+		}
+	}()
+
+	items := make(chan load.Item, 2*load.MaxBatchItems*cmp.Or(r.cfg.Writer.Concurrency, load.DefaultConcurrency))
+	var produceErr error
+	var producer sync.WaitGroup
+	producer.Go(func() {
+		defer close(items)
+		produceErr = r.produce(readCtx, toRead, after, items)
+	})
+	var saveErr error
+	stopSaving := make(chan struct{})
+	var saver sync.WaitGroup
+	saver.Go(func() {
+		t := time.NewTicker(r.cfg.CheckpointEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopSaving:
+				return
+			case <-t.C:
+				if _, err := save(false); err != nil {
+					saveErr = fmt.Errorf("save checkpoint: %w", err)
+					cancelRead(saveErr)
+					return
+				}
+			}
+		}
+	})
+	ls, writeErr := target.Write(writeCtx, items)
+	var writeFatal error
+	if writeErr != nil {
+		writeFatal = writeErr
+		if r.reject {
+			// Each refused item was already turned into a reject line by
+			// its Fail callback; only what is not about one item is fatal.
+			_, writeFatal = splitItemErrors(writeErr)
+		}
+		if writeFatal != nil {
+			cancelRead(writeFatal)
+		}
+	}
+	producer.Wait()
+	close(stopSaving)
+	saver.Wait()
+	return ls, r.outcome(ctx, produceErr, writeFatal, saveErr)
+}
+
+// outcome picks the error a run ends with, if any: a bad row in fail mode,
+// a write that could not be done, a read or checkpoint failure. Errors that
+// only follow from the interruption (reading canceled) are not failures.
+func (r *runner) outcome(ctx context.Context, produceErr, writeFatal, saveErr error) error {
+	var re *transform.RowError
+	var ie *load.ItemError
+	switch {
+	case writeFatal != nil:
+		if items, rest := splitItemErrors(writeFatal); len(items) > 0 && rest == nil {
+			more := ""
+			if len(items) > 1 {
+				more = fmt.Sprintf(" (and %s)", plural(int64(len(items)-1), "more bad row"))
+			}
+			return &badRow{msg: fmt.Sprintf("bad row: %s%s", describeItemError(items[0]), more), cause: items[0]}
+		}
+		return writeFatal
+	case saveErr != nil:
+		return saveErr
+	case errors.As(produceErr, &re):
+		return &badRow{msg: "bad row: " + re.Error(), cause: re}
+	case errors.As(produceErr, &ie):
+		return &badRow{msg: "bad row: " + describeItemError(ie), cause: ie}
+	case produceErr != nil && ctx.Err() != nil:
+		return nil // reading stopped on the signal
+	}
+	return produceErr
+}
+
+// readRow is a row read and transformed, on its way to the target.
+type readRow struct {
+	src   *transform.Source
+	row   extract.Row
+	items []load.Item
+	lines []RejectLine // transform rejects
+}
+
+// produce reads the sources, turns rows into items and sends them to the
+// target, registering each row with the watermark in read order. Once the
+// last row is read it ends the snapshot, so that the source's transaction
+// is not held open while the last items are written.
+func (r *runner) produce(ctx context.Context, sources []*transform.Source, after map[string][]any, out chan<- load.Item) error {
+	var current *transform.Source
+	err := r.src.walkSources(ctx, sources, after, func(s *transform.Source, row extract.Row, transformed []transform.Item, rowErrs []*transform.RowError) error {
+		if s != current {
+			current = s
+			for _, es := range r.bySource[s.Name] {
+				es.touch(&es.started)
+			}
+		}
+		for _, es := range r.bySource[s.Name] {
+			es.rows.Add(1)
+		}
+		rr := &readRow{src: s, row: row, items: make([]load.Item, len(transformed))}
+		for i, it := range transformed {
+			rr.items[i] = load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}}
+		}
+		if len(rowErrs) > 0 {
+			if !r.reject {
+				return rowErrs[0] // the checkpoint stays before this row
+			}
+			rr.lines = rowRejects(s, row, rowErrs)
+			for _, re := range rowErrs {
+				r.rejected(re.Entity, re)
+			}
+		}
+		return r.send(ctx, rr, out)
+	})
+	if err == nil {
+		r.wm.finishReading()
+		r.src.close(ctx)
+		r.log.Debug("every source row is read; the snapshot is released")
+	}
+	return err
+}
+
+// send registers a row with the watermark and sends its items. Each item
+// settles its row once: Ack when the target acknowledged it, or, in reject
+// mode, Fail when the target refused it (a reject line for the row). In
+// fail mode a refused item stops reading, and the row never settles, so
+// the checkpoint stays before it.
+func (r *runner) send(ctx context.Context, rr *readRow, out chan<- load.Item) error {
+	entities := make([]string, len(rr.items))
+	for i, it := range rr.items {
+		entities[i] = it.Origin.Entity
+	}
+	var keep *extract.Row
+	if r.reject {
+		keep = &rr.row
+	}
+	rm := r.wm.add(rr.src.Name, rr.src.Position(rr.row), rr.src.SourceKey(rr.row), keep, entities, rr.lines)
+	for _, it := range rr.items {
+		es := r.stats[it.Origin.Entity]
+		it.Ack = func() {
+			es.written.Add(1)
+			es.touch(&es.lastWrite)
+			r.wm.ack(rm)
+		}
+		if r.reject {
+			it.Fail = func(ie *load.ItemError) {
+				r.wm.reject(rm, ie.Origin.Entity, itemReject(rr.src, &rr.row, ie))
+				r.rejected(ie.Origin.Entity, ie)
+			}
+		} else {
+			// Stop reading; the items already read are still written, so
+			// the checkpoint reaches the row before this one, which never
+			// settles. Write reports the item error when it returns.
+			it.Fail = func(ie *load.ItemError) { r.stopReading(ie) }
+		}
+		select {
+		case out <- it:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (r *runner) rejected(entity string, err error) {
+	if es := r.stats[entity]; es != nil {
+		es.rejects.Add(1)
+	}
+	r.log.Debug("rejected", "entity", entity, "err", err)
+}

@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/capacity"
+	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/report"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+// PlanConfig configures Plan.
+type PlanConfig struct {
+	CompareConfig
+	// PricePerMillionWCU is the on-demand price in USD of a million write
+	// request units. Default capacity.DefaultPricePerMillionWCU.
+	PricePerMillionWCU float64
+	// WriteRate is the items per second assumed for the duration estimate.
+	// Default capacity.DefaultWriteRate.
+	WriteRate float64
+}
+
+// WithDefaults returns c with every unset field set to its default.
+func (c PlanConfig) WithDefaults() PlanConfig {
+	c.CompareConfig = c.CompareConfig.withDefaults(ConsistencyEventual)
+	if c.PricePerMillionWCU == 0 {
+		c.PricePerMillionWCU = capacity.DefaultPricePerMillionWCU
+	}
+	if c.WriteRate == 0 {
+		c.WriteRate = capacity.DefaultWriteRate
+	}
+	return c
+}
+
+// Validate reports every problem with c, each wrapping ErrConfig. Call it
+// on WithDefaults().
+func (c PlanConfig) Validate() error {
+	if err := c.CompareConfig.validate("plan"); err != nil {
+		return err
+	}
+	if c.PricePerMillionWCU < 0 {
+		return configErrorf("plan: PricePerMillionWCU must not be negative")
+	}
+	if c.WriteRate <= 0 {
+		return configErrorf("plan: WriteRate must be positive")
+	}
+	return nil
+}
+
+// Plan is a dry run: it reads the source in one snapshot, transforms every
+// row exactly as Run does, and compares the items with what the table holds
+// now, by primary key; it also estimates the load. It never writes to
+// DynamoDB: it calls only DescribeTable, Scan and BatchGetItem. A missing
+// table makes everything a create.
+//
+// Problems that would make Run fail (row errors, duplicate keys, items over
+// 400 KB) are listed in the plan, not returned as an error.
+func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
+	start := time.Now()
+	cfg = cfg.WithDefaults()
+	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close(ctx)
+
+	m := cfg.Mapping
+	b := &planBuilder{
+		p: &report.Plan{
+			Schema:      report.PlanSchema,
+			GeneratedAt: time.Now().UTC().Truncate(time.Second),
+			Mapping:     m.File,
+			Table:       tableInfo(m, tgt),
+			MaxDetails:  cfg.MaxDetails,
+		},
+		est: capacity.New(capacity.Config{
+			Indexes:            src.indexes(),
+			PartitionKey:       m.PartitionKey,
+			SortKey:            m.SortKey,
+			PricePerMillionWCU: cfg.PricePerMillionWCU,
+			WriteRate:          cfg.WriteRate,
+			Copies:             capacity.CopySets(m),
+		}),
+		indexes:  src.indexes(),
+		entities: map[string]*report.EntityPlan{},
+		owns:     ownedBy(m),
+		max:      cfg.MaxDetails,
+		pkName:   m.PartitionKey,
+		skName:   m.SortKey,
+	}
+	for _, e := range m.Entities {
+		ep := &report.EntityPlan{Entity: e.Name, Source: e.Schema + "." + e.From}
+		b.entities[e.Name] = ep
+		b.p.Entities = append(b.p.Entities, *ep)
+	}
+
+	c := &comparison{src: src, target: tgt, mode: cfg.Mode, cfg: &cfg.CompareConfig, sample: 1,
+		expected: b.expected, rowError: b.problem, visit: b.visit}
+	if !tgt.exists {
+		c.mode = "none"
+		pkType, skType := keyTypesOf(m)
+		b.p.Table.Create = tableCreate(load.CreateTableInput(load.Config{
+			Table: tgt.name, PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: src.indexes(),
+			PartitionKeyType: pkType, SortKeyType: skType,
+		}))
+	}
+	cfg.Logger.Debug("plan: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode)
+	if err := c.run(ctx); err != nil {
+		return nil, interrupted(ctx, "plan", err)
+	}
+	b.finish(src)
+	b.p.Reads = readsInfo(c, start)
+	return b.p, nil
+}
+
+// planBuilder accumulates the plan while the comparison runs.
+type planBuilder struct {
+	p        *report.Plan
+	est      *capacity.Estimator
+	indexes  []load.Index
+	entities map[string]*report.EntityPlan
+	owns     func(string) bool
+	max      int
+	pkName   string
+	skName   string
+}
+
+func (b *planBuilder) entity(name string) *report.EntityPlan {
+	ep := b.entities[name]
+	if ep == nil { // a stale item of an entity the mapping no longer has cannot be owned; keep it anyway
+		ep = &report.EntityPlan{Entity: name}
+		b.entities[name] = ep
+	}
+	return ep
+}
+
+func (b *planBuilder) problem(p report.Problem) {
+	b.p.Summary.Problems++
+	if len(b.p.Problems) < b.max {
+		b.p.Problems = append(b.p.Problems, p)
+	}
+}
+
+// expected sees every expected item once, in source order.
+func (b *planBuilder) expected(it transform.Item, key []byte) {
+	// The estimator keeps the largest item's key as given: the encoded
+	// key, decoded once at the end.
+	size, wcu := b.est.Add(it.Entity, string(key), it.Attrs)
+	ep := b.entity(it.Entity)
+	ep.Expected++
+	ep.Bytes += int64(size)
+	ep.MaxItemBytes = max(ep.MaxItemBytes, int64(size))
+	ep.WriteUnits += int64(wcu)
+	b.p.Summary.Expected++
+	origin := it.Table + " " + it.SourceKey
+	if size > load.MaxItemSize {
+		k := reportKey(key)
+		b.problem(report.Problem{Kind: "item-too-large", Entity: it.Entity, Origin: origin, Key: &k,
+			Message: fmt.Sprintf("item is %d bytes, over DynamoDB's %d", size, load.MaxItemSize)})
+	}
+	for _, kc := range []struct {
+		attr string
+		max  int
+	}{{b.pkName, load.MaxPartitionKeyBytes}, {b.skName, load.MaxSortKeyBytes}} {
+		if kc.attr == "" {
+			continue
+		}
+		if n := keyBytes(it.Attrs[kc.attr]); n > kc.max {
+			k := reportKey(key)
+			b.problem(report.Problem{Kind: "key-too-long", Entity: it.Entity, Origin: origin, Key: &k,
+				Message: fmt.Sprintf("%s is %d bytes, over DynamoDB's %d", kc.attr, n, kc.max)})
+		}
+	}
+}
+
+func keyBytes(av types.AttributeValue) int {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	}
+	return 0
+}
+
+// visit sees every key in key order.
+func (b *planBuilder) visit(pr diff.Pair) error {
+	var k report.Key
+	decoded := false
+	key := func() report.Key {
+		if !decoded {
+			k, decoded = reportKey(pr.Key), true
+		}
+		return k
+	}
+	for i, r := range pr.Expected {
+		b.est.Partition(key().PK, load.ItemSize(r.Attrs))
+		if i > 0 {
+			kk := key()
+			b.problem(report.Problem{Kind: "duplicate-key", Entity: r.Entity, Origin: r.Origin, Key: &kk,
+				Message: fmt.Sprintf("same primary key as %s (%s)", pr.Expected[0].Origin, pr.Expected[0].Entity)})
+		}
+	}
+	kind, changes := diff.Classify(pr, b.owns)
+	s := &b.p.Summary
+	switch kind {
+	case diff.KindCreate, diff.KindChange, diff.KindUnchanged:
+		exp := pr.Expected[0]
+		ep := b.entity(exp.Entity)
+		ref := report.ItemRef{Key: key(), Entity: exp.Entity, Origin: exp.Origin}
+		switch kind {
+		case diff.KindCreate:
+			s.Create++
+			ep.Create++
+			b.p.Capacity.WriteUnits.CreatesAndChanges += int64(load.ItemWriteUnits(exp.Attrs, b.indexes))
+			if len(b.p.Creates) < b.max {
+				b.p.Creates = append(b.p.Creates, ref)
+			}
+		case diff.KindChange:
+			s.Change++
+			ep.Change++
+			b.p.Capacity.WriteUnits.CreatesAndChanges += int64(load.ItemWriteUnits(exp.Attrs, b.indexes))
+			if len(b.p.Changes) < b.max {
+				b.p.Changes = append(b.p.Changes, report.ItemChange{ItemRef: ref, Attributes: attributeChanges(changes)})
+			}
+		default:
+			s.Unchanged++
+			ep.Unchanged++
+		}
+	case diff.KindStale:
+		t := pr.Target[0]
+		s.Stale++
+		b.entity(t.Entity).Stale++
+		if len(b.p.Stale) < b.max {
+			b.p.Stale = append(b.p.Stale, report.ItemRef{Key: key(), Entity: t.Entity})
+		}
+	case diff.KindForeign:
+		s.Foreign++
+	}
+	return nil
+}
+
+// finish copies the accumulators into the report.
+func (b *planBuilder) finish(src *source) {
+	for i := range b.p.Entities {
+		b.p.Entities[i] = *b.entities[b.p.Entities[i].Entity]
+	}
+	est := b.est.Estimate()
+	c := &b.p.Capacity
+	c.Items = est.Items
+	c.Bytes = est.Bytes
+	c.AvgItemBytes = est.AvgItemBytes
+	c.MaxItemBytes = int64(est.MaxItemBytes)
+	if est.Items > 0 {
+		c.MaxItem = &report.ItemRef{Entity: est.MaxItemEntity, Key: reportKey([]byte(est.MaxItemKey))}
+	}
+	c.WriteUnits.Table = est.TableWriteUnits
+	c.WriteUnits.Total = est.WriteUnits
+	c.WriteUnits.Indexes = est.WriteUnits - est.TableWriteUnits
+	c.PricePerMillionWriteUnits = est.PricePerMillion
+	c.EstimatedCostUSD = est.CostUSD
+	c.WriteRate = est.WriteRate
+	c.EstimatedSeconds = est.Seconds
+	for _, bin := range est.Histogram {
+		c.SizeHistogram = append(c.SizeHistogram, report.SizeBin{MinBytes: bin.Min, MaxBytes: bin.Max, Items: bin.Items})
+	}
+	for _, p := range est.TopByItems {
+		c.TopPartitionsByItems = append(c.TopPartitionsByItems, report.Partition{PK: p.Key, Items: p.Items, Bytes: p.Bytes})
+	}
+	for _, p := range est.TopByBytes {
+		c.TopPartitionsByBytes = append(c.TopPartitionsByBytes, report.Partition{PK: p.Key, Items: p.Items, Bytes: p.Bytes})
+	}
+	for _, ix := range est.Indexes {
+		method := "exact"
+		if !ix.Exact {
+			method = "hyperloglog"
+		}
+		c.Indexes = append(c.Indexes, report.IndexKeys{Index: ix.Name, Items: ix.Items, WriteUnits: ix.WriteUnits, DistinctPartitionKeys: ix.DistinctPartitionKeys, Method: method,
+			Projection: ix.Projection, StorageBytes: ix.StorageBytes, AllWriteUnits: ix.AllWriteUnits, AllStorageBytes: ix.AllStorageBytes})
+	}
+	for _, sr := range src.shards {
+		in := sr.Inputs
+		c.Shards = append(c.Shards, report.Shards{Entity: sr.Entity, Index: sr.Index, AvgItemBytes: in.AvgItemBytes, ItemsPerRCU: in.ItemsPerRCU,
+			PartitionMaxReadRate: in.PartitionMaxReadRate, ReadRate: in.ReadRate, Raw: in.Raw, Count: in.Count})
+	}
+	for _, cp := range est.Copies {
+		c.Copies = append(c.Copies, report.CopyCost{Entity: cp.Entity, From: cp.From, Attributes: cp.Attributes, Items: cp.Items})
+	}
+}
+
+// tableCreate describes a CreateTable request for the plan.
+func tableCreate(in *dynamodb.CreateTableInput) *report.TableCreate {
+	attrTypes := map[string]string{}
+	for _, d := range in.AttributeDefinitions {
+		attrTypes[aws.ToString(d.AttributeName)] = string(d.AttributeType)
+	}
+	keys := func(ks []types.KeySchemaElement) []report.KeyAttribute {
+		var out []report.KeyAttribute
+		for _, k := range ks {
+			role := "partition"
+			if k.KeyType == types.KeyTypeRange {
+				role = "sort"
+			}
+			name := aws.ToString(k.AttributeName)
+			out = append(out, report.KeyAttribute{Name: name, Type: attrTypes[name], Role: role})
+		}
+		return out
+	}
+	tc := &report.TableCreate{Keys: keys(in.KeySchema), Billing: string(in.BillingMode), Indexes: []report.IndexCreate{}}
+	proj := func(p *types.Projection) (string, []string) {
+		if p == nil {
+			return string(types.ProjectionTypeAll), nil
+		}
+		return string(p.ProjectionType), p.NonKeyAttributes
+	}
+	for _, ix := range in.GlobalSecondaryIndexes {
+		pt, nk := proj(ix.Projection)
+		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "global", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
+	}
+	for _, ix := range in.LocalSecondaryIndexes {
+		pt, nk := proj(ix.Projection)
+		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "local", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
+	}
+	return tc
+}

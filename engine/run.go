@@ -1,0 +1,539 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+// Values of RunConfig.OnError.
+const (
+	OnErrorFail   = "fail"   // stop at the first bad row (default)
+	OnErrorReject = "reject" // write bad rows to the reject file and go on
+)
+
+// Defaults of RunConfig.
+const (
+	DefaultProgressEvery   = 250 * time.Millisecond
+	DefaultCheckpointEvery = time.Second
+	DefaultStateDir        = ".migrate"
+)
+
+// RunConfig configures Run. Mapping, Postgres and DynamoDB (or Target) are
+// required; every other zero value means its documented default.
+type RunConfig struct {
+	// Mapping is the parsed mapping (LoadMapping); its Digest is recorded
+	// in the state file, and a resume refuses a changed mapping.
+	Mapping *mapping.Mapping
+	// Postgres is the source database URL. It is never logged or stored.
+	Postgres string
+
+	// DynamoDB is the client of the target table; *dynamodb.Client fits.
+	DynamoDB DynamoDB
+	// Table is the target table. Default: the mapping's table.
+	Table string
+	// CreateTable creates the table with the mapping's keys and indexes
+	// (on-demand) when it is missing, and waits until it is ACTIVE.
+	CreateTable bool
+	// Writer tunes the batch writer (Concurrency, MaxWCU, MinWCU,
+	// MaxBatchElapsed, OnDuplicate, ...). Its Table, keys, Indexes and
+	// Logger are set by Run from the mapping and this Config.
+	Writer load.Config
+	// Target replaces the DynamoDB table as the place items go (DynamoDB,
+	// Table, CreateTable and Writer are then unused).
+	Target Target
+
+	// OnError is OnErrorFail (default) or OnErrorReject.
+	OnError string
+	// RejectFile is the JSON-lines file of rejected rows, with
+	// OnErrorReject. Default "<table>.rejects.jsonl".
+	RejectFile string
+	// MaxRejects is how many rejects (over all resumed runs) a complete run
+	// tolerates before Run returns ErrTooManyRejects; -1 means no limit.
+	// It applies with OnErrorReject.
+	MaxRejects int
+
+	// StateFile records the checkpoints. Default ".migrate/<table>.state.json".
+	StateFile string
+	// Resume continues the run recorded in StateFile; Fresh starts over and
+	// overwrites it. With neither, an unfinished state file makes Run
+	// refuse (ErrState).
+	Resume, Fresh bool
+	// ResumeCommand is how the caller resumes this run, quoted in the
+	// messages of an interrupted or failed run (the CLI passes its command
+	// line, without secrets). Default: a description in words.
+	ResumeCommand string
+
+	// Observer receives progress. Default: none.
+	Observer Observer
+	// ProgressEvery is how often Observer.Progress is called. Default 250ms.
+	ProgressEvery time.Duration
+	// CheckpointEvery is how often the state file is rewritten. Default 1s.
+	CheckpointEvery time.Duration
+	// Logger receives the run's log lines. Default: discard.
+	Logger *slog.Logger
+}
+
+// WithDefaults returns c with every unset field set to its default.
+func (c RunConfig) WithDefaults() RunConfig {
+	if c.Mapping != nil {
+		c.Table = cmp.Or(c.Table, c.Mapping.Table)
+	}
+	c.OnError = cmp.Or(c.OnError, OnErrorFail)
+	if c.OnError == OnErrorReject {
+		c.RejectFile = cmp.Or(c.RejectFile, c.Table+".rejects.jsonl")
+	}
+	c.StateFile = cmp.Or(c.StateFile, filepath.Join(DefaultStateDir, c.Table+".state.json"))
+	c.ResumeCommand = cmp.Or(c.ResumeCommand, "the same run again with Resume (--resume) and StateFile (--state) "+c.StateFile)
+	c.ProgressEvery = cmp.Or(c.ProgressEvery, DefaultProgressEvery)
+	c.CheckpointEvery = cmp.Or(c.CheckpointEvery, DefaultCheckpointEvery)
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Observer == nil {
+		c.Observer = NopObserver{}
+	}
+	return c
+}
+
+// Validate reports every problem with c at once, each wrapping ErrConfig.
+// Call it on WithDefaults().
+func (c RunConfig) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, configErrorf(format, args...)) }
+	if c.Mapping == nil {
+		bad("run: a mapping is required")
+	}
+	if c.Postgres == "" {
+		bad("run: a source database URL is required")
+	}
+	if c.Target == nil && c.DynamoDB == nil {
+		bad("run: a DynamoDB client (or another Target) is required")
+	}
+	if c.Table == "" {
+		bad("run: a target table name is required")
+	}
+	switch c.OnError {
+	case OnErrorFail, OnErrorReject:
+	default:
+		bad("run: OnError must be %q or %q, not %q", OnErrorFail, OnErrorReject, c.OnError)
+	}
+	if c.MaxRejects < -1 {
+		bad("run: MaxRejects must be -1 (no limit) or more")
+	}
+	if c.Resume && c.Fresh {
+		bad("run: Resume and Fresh exclude each other")
+	}
+	if c.Target == nil {
+		if err := c.writerConfig().Validate(); err != nil {
+			errs = append(errs, kinded(ErrConfig, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writerConfig is the load.Config of the default target.
+func (c RunConfig) writerConfig() load.Config {
+	w := c.Writer
+	w.Table = c.Table
+	if c.Mapping != nil {
+		w.PartitionKey, w.SortKey = c.Mapping.PartitionKey, c.Mapping.SortKey
+		w.PartitionKeyType, w.SortKeyType = keyTypesOf(c.Mapping)
+		w.Indexes = indexesOf(c.Mapping)
+	}
+	w.Logger = c.Logger
+	// The writer never stops on a refused item by itself: each one is
+	// reported by Item.Fail, and the run decides (reject it, or stop
+	// reading while the items already read are written).
+	w.MaxItemErrors = -1
+	return w.WithDefaults()
+}
+
+// Run statuses.
+const (
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// RunResult is what a run did: the summary the CLI prints as a table and
+// writes with --summary-json. The JSON form is documented in README.md;
+// the field names are stable.
+type RunResult struct {
+	Version int `json:"version"` // of this format: 1
+	// Status is StatusComplete, StatusInterrupted or StatusFailed.
+	Status string `json:"status"`
+	// ExitCode is the caller's exit code for this outcome; Run leaves it 0
+	// and the CLI sets it.
+	ExitCode int    `json:"exitCode"`
+	Error    string `json:"error,omitempty"`
+
+	Mapping       string     `json:"mapping"`
+	MappingSHA256 string     `json:"mappingSHA256"`
+	Table         string     `json:"table"`
+	Target        TargetInfo `json:"target"`
+	StateFile     string     `json:"stateFile"`
+	RejectFile    string     `json:"rejectFile,omitempty"`
+	Resumed       bool       `json:"resumed"`
+	StartedAt     time.Time  `json:"startedAt"`
+	Seconds       float64    `json:"seconds"`
+
+	// Shards are the "count: auto" shard counts this run used.
+	Shards []ShardCount `json:"-"`
+
+	// Entities and Total count this run's work.
+	Entities []EntityResult `json:"entities"`
+	Total    EntityResult   `json:"total"`
+	Writer   WriterResult   `json:"writer"`
+	// AllRuns counts the rows done, items written and rejects recorded
+	// over this run and the runs it resumed, as the state file has them.
+	AllRuns AllRuns `json:"allRuns"`
+	// SourceChanges lists the tables a resumed run found finished whose
+	// rows changed since (count or last key): they are not read again, so
+	// the table may differ from the source until verify and a fresh run
+	// or prune.
+	SourceChanges []SourceChange `json:"sourceChanges,omitempty"`
+}
+
+// SourceChange is a finished source table that changed since the run that
+// finished it.
+type SourceChange struct {
+	Source      string `json:"source"`
+	RowsThen    int64  `json:"rowsThen"`
+	RowsNow     int64  `json:"rowsNow"`
+	LastKeyThen string `json:"lastKeyThen"`
+	LastKeyNow  string `json:"lastKeyNow"`
+}
+
+// EntityResult is one entity's line of the summary.
+type EntityResult struct {
+	Entity       string  `json:"entity"`
+	Source       string  `json:"source"`
+	RowsRead     int64   `json:"rowsRead"`
+	ItemsWritten int64   `json:"itemsWritten"`
+	Rejects      int64   `json:"rejects"`
+	Retries      int64   `json:"retries"`
+	Throttled    int64   `json:"throttled"`
+	WCU          int64   `json:"wcu"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// WriterResult counts the writer's calls.
+type WriterResult struct {
+	Calls             int64 `json:"calls"`
+	SDKRetries        int64 `json:"sdkRetries"`
+	ThrottledCalls    int64 `json:"throttledCalls"`
+	DuplicatesSkipped int64 `json:"duplicatesSkipped"`
+	ItemErrors        int64 `json:"itemErrors"`
+}
+
+// AllRuns are the totals over a run and the runs it resumed.
+type AllRuns struct {
+	Rows    int64 `json:"rows"`
+	Items   int64 `json:"items"`
+	Rejects int64 `json:"rejects"`
+}
+
+// fill sets the per-entity and total counts from the run's stats.
+func (s *RunResult) fill(order []*entityStats, ls load.Stats, total time.Duration) {
+	s.Entities = s.Entities[:0]
+	s.Total = EntityResult{Entity: "TOTAL"}
+	for _, e := range order {
+		secs := 0.0
+		if st, lw := e.started.Load(), e.lastWrite.Load(); st > 0 && lw > st {
+			secs = time.Duration(lw - st).Seconds()
+		}
+		es := ls.Entities[e.name]
+		row := EntityResult{
+			Entity: e.name, Source: e.source,
+			RowsRead: e.rows.Load(), ItemsWritten: e.written.Load(), Rejects: e.rejects.Load(),
+			Retries: es.Retries, Throttled: es.Throttled, WCU: es.WCU, Seconds: secs,
+		}
+		s.Entities = append(s.Entities, row)
+		s.Total.RowsRead += row.RowsRead
+		s.Total.ItemsWritten += row.ItemsWritten
+		s.Total.Rejects += row.Rejects
+	}
+	s.Total.Retries, s.Total.Throttled, s.Total.WCU = ls.Total.Retries, ls.Total.Throttled, ls.Total.WCU
+	s.Total.Seconds = total.Seconds()
+	s.Seconds = total.Seconds()
+	s.Writer = WriterResult{Calls: ls.Calls, SDKRetries: ls.SDKRetries, ThrottledCalls: ls.ThrottledCalls, DuplicatesSkipped: ls.Duplicates, ItemErrors: ls.ItemErrors}
+}
+
+// Run migrates: it checks the mapping against the source catalog and the
+// target, reads every source table in one read-only snapshot, turns rows
+// into items and hands them to the target, checkpointing in the state file
+// the last row of each table whose items were all acknowledged.
+//
+// It returns a nil result only when it stopped before reading anything (a
+// bad Config, mapping, state file, source or target; see the Err values).
+// Otherwise the result describes the run, and the error says why it did
+// not complete: ErrInterrupted after ctx ended (the checkpoint is saved),
+// ErrTooManyRejects, a bad row or a write that could not be done.
+func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
+	start := time.Now()
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m, log := cfg.Mapping, cfg.Logger
+	reject := cfg.OnError == OnErrorReject
+
+	prev, err := previousRun(log, cfg.StateFile, m.Digest, cfg.Table, cfg.Resume, cfg.Fresh)
+	if err != nil {
+		return nil, err
+	}
+
+	// Check everything that can refuse the run before reading a row: the
+	// mapping against the catalog, then the target.
+	src, err := openSource(ctx, m, cfg.Postgres)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close(ctx)
+	target := cfg.Target
+	if target == nil {
+		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
+	}
+	info, err := target.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var preset map[[2]string]int
+	if prev != nil {
+		preset = map[[2]string]int{}
+		for _, s := range prev.Shards {
+			preset[[2]string{s.Entity, s.Index}] = s.Count
+		}
+	}
+	if err := src.computeShards(ctx, preset); err != nil {
+		return nil, err
+	}
+	var changed []SourceChange
+	if prev != nil {
+		if changed, err = src.changedSince(ctx, prev); err != nil {
+			return nil, err
+		}
+	}
+
+	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}}
+	var estimates map[string]int64
+	if _, nop := cfg.Observer.(NopObserver); !nop {
+		if estimates, err = src.estimates(ctx); err != nil {
+			log.Debug("no row estimates", "err", err)
+		}
+	}
+	var names []string
+	for _, s := range src.plan.Sources {
+		names = append(names, s.Name)
+		for _, e := range m.Entities {
+			if s.HasEntity(e.Name) {
+				es := &entityStats{name: e.Name, source: s.Name, estimate: estimates[s.Name]}
+				r.stats[e.Name] = es
+				r.bySource[s.Name] = append(r.bySource[s.Name], es)
+				r.order = append(r.order, es)
+			}
+		}
+	}
+
+	var rejects *rejectFile
+	if reject {
+		keep := int64(-1)
+		if prev != nil && prev.RejectFile == cfg.RejectFile {
+			keep = prev.RejectBytes
+		} else if prev != nil && prev.RejectFile != "" {
+			log.Warn("the run being resumed wrote its rejects to another file; they stay there", "file", prev.RejectFile)
+		}
+		if rejects, err = openRejectFile(cfg.RejectFile, keep, log); err != nil {
+			return nil, err
+		}
+		defer rejects.close()
+	}
+	r.wm = newWatermark(names, rejects)
+	state := &checkpoint.State{
+		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
+		StartedAt: start.UTC(), RejectFile: cfg.RejectFile,
+	}
+	for _, s := range src.shards {
+		state.Shards = append(state.Shards, checkpoint.Shard{Entity: s.Entity, Index: s.Index, Count: s.Inputs.Count})
+	}
+	toRead, after := src.plan.Sources, map[string][]any(nil)
+	if prev != nil {
+		state.StartedAt = prev.StartedAt
+		toRead, after = r.resumeFrom(prev)
+		log.Info("resuming", "state", cfg.StateFile, "rows done", prev.Rows(), "sources done", len(src.plan.Sources)-len(toRead))
+	}
+	save := func(complete bool) (mark, error) {
+		mk := r.wm.snapshot()
+		if mk.err != nil {
+			return mk, mk.err
+		}
+		state.Sources, state.RejectBytes = mk.sources, mk.rejectBytes
+		state.Complete = complete && mk.complete
+		state.UpdatedAt = time.Now().UTC()
+		return mk, checkpoint.Save(cfg.StateFile, state)
+	}
+	// The state file exists before the first write: a kill from here on
+	// leaves something to resume.
+	if _, err := save(false); err != nil {
+		return nil, err
+	}
+
+	res := &RunResult{
+		Version: 1, Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table, Target: info,
+		StateFile: cfg.StateFile, RejectFile: cfg.RejectFile, Resumed: prev != nil, StartedAt: start.UTC(),
+		Shards: src.shards, SourceChanges: changed,
+	}
+	begin := RunStart{Table: cfg.Table, Target: info, StateFile: cfg.StateFile, Resumed: prev != nil, Shards: src.shards}
+	for _, es := range r.order {
+		begin.Entities = append(begin.Entities, es.progress())
+	}
+	cfg.Observer.Started(begin)
+	stopProgress := r.reportProgress(start)
+
+	ls, failure := r.pipeline(ctx, target, toRead, after, save)
+	mk, err := save(failure == nil)
+	if err != nil {
+		failure = errors.Join(failure, fmt.Errorf("save checkpoint: %w", err))
+	}
+	complete := failure == nil && mk.complete
+	stopProgress()
+
+	res.fill(r.order, ls, time.Since(start))
+	for _, s := range mk.sources {
+		res.AllRuns.Rows += s.Rows
+		for _, c := range s.Entities {
+			res.AllRuns.Items += c.Items
+			res.AllRuns.Rejects += c.Rejects
+		}
+	}
+	var result error
+	switch {
+	case complete && reject && cfg.MaxRejects >= 0 && res.AllRuns.Rejects > int64(cfg.MaxRejects):
+		result = kinded(ErrTooManyRejects, fmt.Errorf("%s, more than --max-rejects %d allows; see %s", plural(res.AllRuns.Rejects, "reject"), cfg.MaxRejects, cfg.RejectFile))
+		res.Status = StatusComplete
+	case complete:
+		res.Status = StatusComplete
+	case failure == nil && ctx.Err() != nil:
+		result = kinded(ErrInterrupted, fmt.Errorf("run interrupted; progress is saved in %s. Resume with:\n  %s", cfg.StateFile, cfg.ResumeCommand))
+		res.Status = StatusInterrupted
+	default:
+		if failure == nil {
+			failure = errors.New("run ended before every row was written") // not expected: the walk ended without an error
+		}
+		result = fmt.Errorf("%w\nprogress up to the last acknowledged row is saved in %s; after fixing the cause, resume with:\n  %s", failure, cfg.StateFile, cfg.ResumeCommand)
+		res.Status = StatusFailed
+	}
+	if result != nil {
+		res.Error = result.Error()
+	}
+	return res, result
+}
+
+// reportProgress calls the observer every ProgressEvery until the returned
+// function is called, which reports once more with Done set.
+func (r *runner) reportProgress(start time.Time) (stop func()) {
+	snapshot := func(done bool) Progress {
+		p := Progress{Elapsed: time.Since(start), Done: done}
+		for _, es := range r.order {
+			p.Entities = append(p.Entities, es.progress())
+		}
+		return p
+	}
+	quit, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(r.cfg.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				r.cfg.Observer.Progress(snapshot(false))
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-exited
+		r.cfg.Observer.Progress(snapshot(true))
+	}
+}
+
+// resumeFrom restores the watermark from a state file and returns the
+// sources still to read and where each starts.
+func (r *runner) resumeFrom(prev *checkpoint.State) ([]*transform.Source, map[string][]any) {
+	after := map[string][]any{}
+	done := map[string]bool{}
+	for _, s := range prev.Sources {
+		r.wm.restore(s)
+		done[s.Name] = s.Done
+		if !s.Done && len(s.After) > 0 {
+			after[s.Name] = s.After
+		}
+	}
+	var toRead []*transform.Source
+	for _, s := range r.src.plan.Sources {
+		if !done[s.Name] {
+			toRead = append(toRead, s)
+		}
+	}
+	return toRead, after
+}
+
+// changedSince compares the tables the state file records as done with the
+// source as it is now.
+func (s *source) changedSince(ctx context.Context, prev *checkpoint.State) ([]SourceChange, error) {
+	var out []SourceChange
+	for _, ps := range prev.Sources {
+		if !ps.Done {
+			continue
+		}
+		for _, src := range s.plan.Sources {
+			if src.Name != ps.Name {
+				continue
+			}
+			ext, err := s.snap.Extent(ctx, src.Query)
+			if err != nil {
+				return nil, err
+			}
+			then, now := keyText(ps.After), keyText(ext.Last)
+			if ext.Rows != ps.Rows || then != now {
+				out = append(out, SourceChange{Source: ps.Name, RowsThen: ps.Rows, RowsNow: ext.Rows, LastKeyThen: then, LastKeyNow: now})
+			}
+		}
+	}
+	return out, nil
+}
+
+// keyText renders a key position for people, and for comparison.
+func keyText(pos []any) string {
+	if len(pos) == 0 {
+		return "none"
+	}
+	data, err := json.Marshal(checkpoint.Position(pos))
+	if err != nil {
+		return fmt.Sprint(pos...)
+	}
+	var tagged []struct{ Value string }
+	if json.Unmarshal(data, &tagged) != nil {
+		return string(data)
+	}
+	parts := make([]string, len(tagged))
+	for i, t := range tagged {
+		parts[i] = t.Value
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+// LoadMapping reads and parses a mapping file. Syntax problems come back as
+// mapping.Diagnostics, every one of them; an unreadable file wraps
+// ErrConfig.
+func LoadMapping(path string) (*mapping.Mapping, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, kinded(ErrConfig, fmt.Errorf("read mapping: %w", err))
+	}
+	return mapping.Parse(path, data)
+}
+
+// Validate checks a mapping against the live catalog of the database at
+// pgURL, inside a read-only snapshot, reading nothing but the catalog. The
+// problems come back as mapping.Diagnostics; so do the warnings of a valid
+// mapping (mapping.Warnings: a key template that reads a nullable column),
+// which are advice, never a failure.
+func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) (warnings mapping.Diagnostics, err error) {
+	conn, snap, err := openSnapshot(ctx, pgURL)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSnapshot(ctx, conn, snap)
+	cat, err := checkAgainst(ctx, snap, m)
+	if err != nil {
+		return nil, err
+	}
+	return mapping.Warnings(m, cat), nil
+}
+
+// source is a validated mapping, compiled against the catalog, with the
+// snapshot every read of a verb goes through. Run, Plan, Verify and Prune
+// all start here, so they see and validate the source the same way.
+type source struct {
+	m    *mapping.Mapping
+	plan *transform.Plan
+	snap *extract.Snapshot
+	conn *pgx.Conn
+	cat  *mapping.Catalog
+	// shards holds the computed "count: auto" shard counts and their inputs.
+	shards []ShardCount
+}
+
+// ShardCount is the shard count of one sharded index of one entity with
+// "count: auto", and how it was found.
+type ShardCount struct {
+	Entity, Index string
+	Inputs        transform.ShardInputs
+	// Preset says the count was taken from the state file of the run being
+	// resumed, not computed: only Inputs.Count is set.
+	Preset bool
+}
+
+func (r ShardCount) String() string {
+	if r.Preset {
+		return fmt.Sprintf("shards for %s %s: %d (count: auto, as computed by the run being resumed)", r.Entity, r.Index, r.Inputs.Count)
+	}
+	return fmt.Sprintf("shards for %s %s: %s (count: auto)", r.Entity, r.Index, r.Inputs)
+}
+
+// openSource opens the snapshot, checks the mapping against the catalog
+// and compiles it. It reads nothing but the catalog; shard counts come
+// later (computeShards), once the target is known to fit. Close it with
+// close.
+func openSource(ctx context.Context, m *mapping.Mapping, pgURL string) (*source, error) {
+	conn, snap, err := openSnapshot(ctx, pgURL)
+	if err != nil {
+		return nil, err
+	}
+	src := &source{m: m, snap: snap, conn: conn}
+	cat, err := checkAgainst(ctx, snap, m)
+	if err != nil {
+		src.close(ctx)
+		return nil, err
+	}
+	src.cat = cat
+	if src.plan, err = transform.Compile(m, cat); err != nil {
+		src.close(ctx)
+		return nil, err
+	}
+	return src, nil
+}
+
+// close ends the snapshot and the connection. It may be called more than
+// once: a run releases the snapshot as soon as the last row is read.
+func (s *source) close(ctx context.Context) {
+	if s.conn == nil {
+		return
+	}
+	closeSnapshot(ctx, s.conn, s.snap)
+	s.conn, s.snap = nil, nil
+}
+
+// indexes are the mapping's secondary indexes in the loader's terms.
+func (s *source) indexes() []load.Index { return indexesOf(s.m) }
+
+// indexesOf gives the loader every index with its kind (global or local),
+// key types and projection, for table creation, the table check and write
+// units.
+func indexesOf(m *mapping.Mapping) []load.Index {
+	var out []load.Index
+	for _, ix := range m.Indexes {
+		li := load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Local: ix.Local,
+			PartitionKeyType: types.ScalarAttributeType(ix.PartitionKeyType), SortKeyType: types.ScalarAttributeType(ix.SortKeyType),
+			Projection: types.ProjectionType(ix.Projection.Type)}
+		for _, a := range ix.Projection.NonKeyAttributes {
+			li.NonKeyAttributes = append(li.NonKeyAttributes, a.Name)
+		}
+		out = append(out, li)
+	}
+	return out
+}
+
+// keyTypesOf is the table's key types in the loader's terms.
+func keyTypesOf(m *mapping.Mapping) (pk, sk types.ScalarAttributeType) {
+	return types.ScalarAttributeType(m.PartitionKeyType), types.ScalarAttributeType(m.SortKeyType)
+}
+
+// rowVisitor sees every source row with the items it produced and the row
+// errors of entities that could not build theirs. Returning an error stops
+// the walk.
+type rowVisitor func(src *transform.Source, row extract.Row, items []transform.Item, errs []*transform.RowError) error
+
+// walk reads every source table in the snapshot, in key order, and
+// transforms each row.
+func (s *source) walk(ctx context.Context, visit rowVisitor) error {
+	return s.walkSources(ctx, s.plan.Sources, nil, visit)
+}
+
+// walkSources is walk over some of the plan's sources only (a resumed run
+// skips the ones already done), each starting after the given position
+// (by source name; nil = from the start).
+func (s *source) walkSources(ctx context.Context, sources []*transform.Source, after map[string][]any, visit rowVisitor) error {
+	for _, src := range sources {
+		q := src.Query
+		q.After = after[src.Name]
+		for row, err := range s.snap.Rows(ctx, q) {
+			if err != nil {
+				return err
+			}
+			items, errs := src.Apply(row)
+			if err := visit(src, row, items, errs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// estimates returns the planner's row estimate (pg_class.reltuples) of each
+// source table, read inside the snapshot; tables never analyzed are left
+// out. Call it before walking: the snapshot's connection serves one query
+// at a time.
+func (s *source) estimates(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, src := range s.plan.Sources {
+		var n float64
+		err := s.conn.QueryRow(ctx, `SELECT c.reltuples::float8 FROM pg_catalog.pg_class c
+			JOIN pg_catalog.pg_namespace ns ON ns.oid = c.relnamespace
+			WHERE ns.nspname = $1 AND c.relname = $2`, src.Query.Schema, src.Query.Table).Scan(&n)
+		if err != nil {
+			return nil, fmt.Errorf("row estimate of %s: %w", src.Name, err)
+		}
+		if n >= 0 { // -1: never vacuumed or analyzed
+			out[src.Name] = int64(n)
+		}
+	}
+	return out, nil
+}
+
+// computeShards resolves "count: auto" shard counts: it transforms the
+// rows of the entities concerned once (inside the same snapshot, writing
+// nothing) to measure their real average item size, then applies the
+// formula of rule 7.
+//
+// Counts given in preset (by entity, then index) are set as they are,
+// without reading anything, e.g. from a resumed run's state file, so that a
+// resumed run puts items in the same shards as the run it continues.
+func (s *source) computeShards(ctx context.Context, preset map[[2]string]int) error {
+	var auto []transform.ShardSetting
+	for _, a := range s.plan.AutoShards() {
+		if n, ok := preset[[2]string{a.Entity, a.Index}]; ok && n > 0 {
+			s.plan.SetShardCount(a.Entity, a.Index, n)
+			s.shards = append(s.shards, ShardCount{Entity: a.Entity, Index: a.Index, Inputs: transform.ShardInputs{Count: n}, Preset: true})
+			continue
+		}
+		auto = append(auto, a)
+	}
+	if len(auto) == 0 {
+		return nil
+	}
+	sizes := map[string]*[2]int64{} // entity -> bytes, items
+	for _, a := range auto {
+		s.plan.SetShardCount(a.Entity, a.Index, 1) // provisional, for sizing
+		sizes[a.Entity] = new([2]int64)
+	}
+	for _, src := range s.plan.Sources {
+		needed := false
+		for _, a := range auto {
+			needed = needed || src.HasEntity(a.Entity)
+		}
+		if !needed {
+			continue
+		}
+		for row, err := range s.snap.Rows(ctx, src.Query) {
+			if err != nil {
+				return err
+			}
+			items, _ := src.Apply(row) // row errors are reported by the real pass
+			for _, it := range items {
+				if sz := sizes[it.Entity]; sz != nil {
+					sz[0] += int64(load.ItemSize(it.Attrs))
+					sz[1]++
+				}
+			}
+		}
+	}
+	for _, a := range auto {
+		sz := sizes[a.Entity]
+		avg := 0.0
+		if sz[1] > 0 {
+			avg = float64(sz[0]) / float64(sz[1])
+		}
+		in := transform.ShardCount(avg, a.ReadRate)
+		s.plan.SetShardCount(a.Entity, a.Index, in.Count)
+		s.shards = append(s.shards, ShardCount{Entity: a.Entity, Index: a.Index, Inputs: in})
+	}
+	return nil
+}
+
+// schemasOf lists the source schemas a mapping reads.
+func schemasOf(m *mapping.Mapping) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range m.Entities {
+		if !seen[e.Schema] {
+			seen[e.Schema] = true
+			out = append(out, e.Schema)
+		}
+	}
+	return out
+}
+
+// checkAgainst reads the catalog through the snapshot and validates the
+// mapping against it; problems come back as mapping.Diagnostics.
+func checkAgainst(ctx context.Context, snap *extract.Snapshot, m *mapping.Mapping) (*mapping.Catalog, error) {
+	cat, err := snap.Catalog(ctx, schemasOf(m))
+	if err != nil {
+		return nil, err
+	}
+	if ds := mapping.Check(m, cat); ds != nil {
+		return nil, ds
+	}
+	return cat, nil
+}
+
+// openSnapshot connects and starts the read-only snapshot transaction.
+func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot, error) {
+	if url == "" {
+		return nil, nil, configErrorf("no source database URL")
+	}
+	conn, err := extract.Connect(ctx, url)
+	if errors.Is(err, extract.ErrBadURL) {
+		return nil, nil, kinded(ErrConfig, err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := extract.Begin(ctx, conn)
+	if err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, nil, err
+	}
+	return conn, snap, nil
+}
+
+func closeSnapshot(ctx context.Context, conn *pgx.Conn, snap *extract.Snapshot) {
+	ctx = context.WithoutCancel(ctx)
+	_ = snap.Close(ctx)
+	_ = conn.Close(ctx)
+}
+
+// isInterrupt reports whether err only follows from ctx having ended.
+func isInterrupt(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
+}

@@ -1,0 +1,124 @@
+package archtest
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pgdynamo/migrate"
+
+// imports lists the direct imports of every package of the module (tests
+// excluded), by import path.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string][]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		pkgs[f[0]] = f[1:]
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+// stdlib reports whether path is in the standard library.
+func stdlib(path string) bool { return !strings.Contains(strings.Split(path, "/")[0], ".") }
+
+// impure are standard packages that reach the outside world: a pure
+// package (parse, validate, compute) imports none of them.
+var impure = []string{"os", "os/exec", "os/signal", "net", "net/http", "net/url", "syscall", "io/fs", "io/ioutil", "database/sql", "log", "log/slog", "time/tzdata", "unsafe"}
+
+// A rule constrains the direct imports of one package.
+type rule struct {
+	pkg string
+	// allow says whether pkg may import imp.
+	allow func(imp string) bool
+	why   string
+}
+
+func within(prefixes ...string) func(string) bool {
+	return func(imp string) bool {
+		for _, p := range prefixes {
+			if imp == p || strings.HasPrefix(imp, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func pure(extra ...string) func(string) bool {
+	ok := within(extra...)
+	return func(imp string) bool {
+		if stdlib(imp) {
+			return !within(impure...)(imp)
+		}
+		return ok(imp)
+	}
+}
+
+func TestDependencies(t *testing.T) {
+	pkgs := imports(t)
+	rules := []rule{
+		{module + "/mapping", pure(module+"/internal/pgkind", "go.yaml.in/yaml/v3"),
+			"mapping is pure: parse and validate, no I/O"},
+		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract",
+			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "golang.org/x/text/unicode/norm"),
+			"transform is pure: rows to items (it uses extract's value types, never its reads)"},
+		{module + "/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
+		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws")(imp) },
+			"load imports only the AWS SDK"},
+		{module + "/extract", func(imp string) bool {
+			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind")(imp)
+		}, "extract reads PostgreSQL and knows nothing of DynamoDB"},
+	}
+	for _, r := range rules {
+		imps, ok := pkgs[r.pkg]
+		if !ok {
+			t.Errorf("package %s not found", r.pkg)
+			continue
+		}
+		for _, imp := range imps {
+			if !r.allow(imp) {
+				t.Errorf("%s imports %s, but %s", r.pkg, imp, r.why)
+			}
+		}
+	}
+	// Nothing imports the command.
+	for pkg, imps := range pkgs {
+		for _, imp := range imps {
+			if within(module + "/cmd")(imp) {
+				t.Errorf("%s imports %s: nothing imports cmd", pkg, imp)
+			}
+		}
+	}
+}
+
+// TestRulesCanFail checks the checker itself on imports that break the rules.
+func TestRulesCanFail(t *testing.T) {
+	for _, c := range []struct {
+		allow func(string) bool
+		imp   string
+	}{
+		{pure(), "os"},
+		{pure(), "net/http"},
+		{pure(module + "/mapping"), "github.com/jackc/pgx/v5"},
+		{pure(module + "/mapping"), module + "/load"},
+	} {
+		if c.allow(c.imp) {
+			t.Errorf("the rule allows %s", c.imp)
+		}
+	}
+	if !pure(module+"/mapping")(module+"/mapping") || !pure()("strings") {
+		t.Error("the rule refuses allowed imports")
+	}
+}
