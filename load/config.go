@@ -45,9 +45,10 @@ type Config struct {
 
 	// Concurrency is the number of BatchWriteItem calls in flight. Default 8.
 	Concurrency int
-	// MaxBatchElapsed is how long one batch may keep retrying (time spent
-	// waiting for the rate limiter not counted) before Write fails with an
-	// error wrapping ErrBatchTimeout. Default 2m.
+	// MaxBatchElapsed is how long a batch may take from when it is first
+	// sent: retries, backoff, waiting for the rate limiter and the calls
+	// themselves all count. Past it Write fails with an error wrapping
+	// ErrBatchTimeout. Default 2m.
 	MaxBatchElapsed time.Duration
 	// RetryBaseDelay and RetryMaxDelay shape the backoff between retries of a
 	// batch: a full-jitter sleep in [0, min(RetryMaxDelay, RetryBaseDelay·2ⁿ⁻¹)]
@@ -56,8 +57,8 @@ type Config struct {
 	RetryMaxDelay  time.Duration
 
 	// MaxWCU caps write units per second (table plus indexes, see
-	// ItemWriteUnits). 0 means unlimited until DynamoDB first throttles; from
-	// then on the AIMD limiter paces the writer.
+	// ItemWriteUnits). 0 means unlimited until DynamoDB first refuses
+	// writes; from then on the rate limiter paces the writer.
 	MaxWCU float64
 	// MinWCU is the floor below which throttling never pushes the rate.
 	// Default 25, at most MaxWCU.

@@ -58,6 +58,16 @@ func (e *RowError) Error() string {
 
 func (e *RowError) Unwrap() error { return e.Err }
 
+// Reason says what is wrong with the row without naming the row: each
+// problem with its column ("column ratio: attribute ratio: NaN ...; column
+// ..."), for a report line that names the row itself.
+func (e *RowError) Reason() string {
+	if len(e.Problems) > 1 {
+		return e.Err.Error()
+	}
+	return Problem{Column: e.Column, Err: e.Err}.String()
+}
+
 // problems is the error of a row with several problems: each with its
 // column, separated by "; ".
 type problems []Problem
