@@ -31,9 +31,11 @@ import (
 //     capacity ran out in the middle of a window); if that did not help
 //     either, the refusals are not about the rate (a table that throttles
 //     at any rate, or injected faults): both decreases are undone and the
-//     refused share becomes the noise level. The noise level halves every
-//     noiseHalfLife, so that refusals above it are tested again, and drops
-//     to what is left after a decrease that helped.
+//     refused share becomes the noise level. The noise level and its spread
+//     follow the windows that lower nothing (a moving average), so only a
+//     share clearly above what such windows show (noiseSigmas standard
+//     deviations) is tested again; a decrease that helped sets the noise
+//     level to what is left.
 //   - A window without excess refusals raises the rate: quickly (a quarter
 //     of the gap per window) while it is below the margin of the capacity
 //     found at the last decrease, then by a share that starts at
@@ -49,8 +51,8 @@ const (
 	maxWindow       = 2 * time.Second // a slow writer's window closes anyway
 	capacityMargin  = 0.85
 	minExcess       = 0.01 // refused share above the noise level that is over capacity, at least
-	noiseSigmas     = 2.5  // and at least this many standard deviations of the noise level
-	noiseHalfLife   = 3 * time.Second
+	noiseSigmas     = 3    // and at least this many standard deviations of the noise level
+	noiseWeight     = 0.1  // of a window in the moving average of the noise level
 	recoverShare    = 0.25 // of the gap to the capacity, closed per window
 	probeStart      = 0.005
 	probeDoubling   = 4 * time.Second
@@ -88,7 +90,7 @@ type limiter struct {
 	sentUnits float64
 
 	noise        float64 // refused share that does not follow the rate
-	noiseAt      time.Time
+	noiseSq      float64 // moving average of its square, for its spread
 	capacity     float64 // estimated at the last decrease, units/s
 	lastDecrease time.Time
 	probeFrom    time.Time // when the rate last reached the capacity: growth starts slow from there
@@ -104,7 +106,7 @@ type limiter struct {
 
 func newLimiter(clk clock, log *slog.Logger, maxWCU, floor float64) *limiter {
 	now := clk.Now()
-	l := &limiter{clk: clk, log: log, max: maxWCU, floor: floor, filled: now, winStart: now, noiseAt: now, probeFrom: now}
+	l := &limiter{clk: clk, log: log, max: maxWCU, floor: floor, filled: now, winStart: now, probeFrom: now}
 	if maxWCU > 0 {
 		l.rate = maxWCU
 		l.tokens = l.burst()
@@ -219,26 +221,29 @@ func (l *limiter) judge(now time.Time, span time.Duration) {
 	if l.answered > 0 {
 		share = l.refused / l.answered
 	}
-	refused, calls := l.refused, max(1, l.calls)
+	refused := l.refused
 	// What the writer offered: the limit is only a cap, a writer held back
 	// by its source or its calls offers less.
 	offered := max(l.answered, l.sentUnits) / span.Seconds()
 	l.winStart, l.answered, l.refused, l.calls, l.sentUnits = now, 0, 0, 0, 0
-	l.noise *= math.Exp2(-now.Sub(l.noiseAt).Seconds() / noiseHalfLife.Seconds())
-	l.noiseAt = now
 
 	step := l.step
 	l.step = 0
 	if step > 0 {
 		if share <= max(l.stepRefused/2, 1-confirmedAccept*(1-l.stepRefused)) {
-			l.noise = min(l.noise, share) // what is left is not about the rate
-			return                        // the decrease helped: it holds
+			if share < l.noise { // what is left is not about the rate
+				l.noise, l.noiseSq = share, share*share
+			}
+			return // the decrease helped: it holds
 		}
 		if step == 2 && l.rate > l.floor {
 			// Two decreases did not reduce the refusals: they are not about
 			// the rate. (At the floor, where the test could not go deep
 			// enough, the rate holds.)
-			l.noise = max(l.noise, share)
+			if share > l.noise {
+				// Until windows teach the spread, assume a third of it.
+				l.noise, l.noiseSq = share, share*share*(1+1.0/9)
+			}
 			l.setRate(now, l.beforeRate)
 			l.log.Info("load: DynamoDB refuses writes whatever the rate; keeping the write rate",
 				"refused_pct", pct(share), "wcu", rateAttr(l.rate))
@@ -246,10 +251,11 @@ func (l *limiter) judge(now time.Time, span time.Duration) {
 		}
 	}
 	excess := share - l.noise
-	// A window of n calls that refuse a share p at random (the noise level)
-	// shows about p ± sqrt(p(1-p)/n): only more than that is evidence.
-	threshold := max(minExcess, noiseSigmas*math.Sqrt(l.noise*(1-l.noise)/float64(calls)))
+	spread := math.Sqrt(max(0, l.noiseSq-l.noise*l.noise))
+	threshold := max(minExcess, noiseSigmas*spread)
 	if step == 0 && (excess <= threshold || refused == 0) {
+		l.noise += noiseWeight * (share - l.noise)
+		l.noiseSq += noiseWeight * (share*share - l.noiseSq)
 		l.probe(now, offered)
 		return
 	}
