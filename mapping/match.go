@@ -104,3 +104,27 @@ func (m *Mapping) Entity(name string) *Entity {
 	}
 	return nil
 }
+
+// MayProduce reports whether the mapping could have written an item whose
+// entity attribute holds entity and whose key values are pk and sk (sk ""
+// for a table without a sort key): entity names one of its entities and
+// the key matches that entity's key templates. Anything else in the table
+// is foreign to the mapping, whatever its entity attribute says, and prune
+// leaves it alone. Keys are compared as text: a template of an N or B key
+// (a single placeholder) matches any value.
+func (m *Mapping) MayProduce(entity, pk, sk string) bool {
+	e := m.Entity(entity)
+	if e == nil {
+		return false
+	}
+	matches := func(t *Template, v string, typ KeyType) bool {
+		switch {
+		case t == nil:
+			return v == ""
+		case typ != KeyString:
+			return true // one placeholder: any number or binary value
+		}
+		return t.Match(v, m.Separator)
+	}
+	return matches(e.PK, pk, m.PartitionKeyType) && matches(e.SK, sk, m.SortKeyType)
+}

@@ -96,5 +96,30 @@ func TestEntityMatchesKey(t *testing.T) {
 		if got := tc.e.MatchesKey(tc.pk, tc.sk, m.Separator); got != tc.want {
 			t.Errorf("%s.MatchesKey(%q, %q) = %v, want %v", tc.e.Name, tc.pk, tc.sk, got, tc.want)
 		}
+		if got := m.MayProduce(tc.e.Name, tc.pk, tc.sk); got != tc.want {
+			t.Errorf("MayProduce(%s, %q, %q) = %v, want %v", tc.e.Name, tc.pk, tc.sk, got, tc.want)
+		}
+	}
+	if m.MayProduce("Nobody", "CUSTOMER#1", "PROFILE") {
+		t.Error("an entity the mapping lacks may be produced")
+	}
+}
+
+// A number sort key (one placeholder) matches any value; the string
+// partition key is still checked.
+func TestMayProduceTypedKeys(t *testing.T) {
+	t.Parallel()
+	m, err := mapping.Parse("m.yaml", []byte(`table: Shop
+keys: { partition: PK, sort: { name: SK, type: N } }
+entities:
+  Order:
+    from: orders
+    key: { pk: "CUSTOMER#{customer_id}", sk: "{order_id}" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.MayProduce("Order", "CUSTOMER#1", "981") || m.MayProduce("Order", "OTHER#1", "981") {
+		t.Error("MayProduce with a number sort key")
 	}
 }
