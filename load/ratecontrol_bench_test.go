@@ -72,7 +72,7 @@ func benchWrite(b *testing.B, endpoint string, items []Item) Stats {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := NewWriter(client, Config{Table: "bench", PartitionKey: "PK", SortKey: "SK", Logger: benchLogger()})
+	w, err := NewWriter(client, Config{Table: "bench", PartitionKey: "PK", SortKey: "SK", Logger: benchLogger(), Concurrency: benchConcurrency()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -177,4 +177,9 @@ func benchLogger() *slog.Logger {
 		return nil
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, nil))
+}
+
+func benchConcurrency() int {
+	n, _ := strconv.Atoi(os.Getenv("MIGRATE_BENCH_CONCURRENCY"))
+	return n
 }

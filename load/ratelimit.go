@@ -25,8 +25,11 @@ import (
 //     and by capacityMargin more, so that the table's own burst capacity
 //     refills: from R to R × (1 - share) × capacityMargin.
 //   - The window after a decrease tests it. Refusals caused by the rate
-//     fall when the rate falls: at least halved, or a clearly larger share
-//     accepted. If they did not, the rate is lowered once more (the first
+//     fall when the rate falls: they stop, or fall by more than chance
+//     explains (noiseSigmas standard errors of the share that caused the
+//     decrease, from the spread of its calls; a test window waits for
+//     testCalls answers). If
+//     they did not, the rate is lowered once more (the first
 //     decrease may not have reached the capacity, as when a table's burst
 //     capacity ran out in the middle of a window); if that did not help
 //     either, the refusals are not about the rate (a table that throttles
@@ -46,20 +49,22 @@ import (
 // Without a configured maximum the writer starts unlimited and measures
 // what it sends; the first decrease starts from that.
 const (
-	controlWindow   = 250 * time.Millisecond
-	minWindowCalls  = 8               // answers a window needs, unless it lasts maxWindow
-	maxWindow       = 2 * time.Second // a slow writer's window closes anyway
-	capacityMargin  = 0.85
-	minExcess       = 0.01 // refused share above the noise level that is over capacity, at least
-	noiseSigmas     = 3    // and at least this many standard deviations of the noise level
-	noiseWeight     = 0.1  // of a window in the moving average of the noise level
-	recoverShare    = 0.25 // of the gap to the capacity, closed per window
-	probeStart      = 0.005
-	probeDoubling   = 4 * time.Second
-	probeMax        = 0.25
-	probeUsed       = 0.8   // share of the rate a window must offer for the rate to grow
-	rttSmoothing    = 0.125 // weight of a new round trip in the average
-	confirmedAccept = 1.1   // the accepted share must grow by this factor for a decrease to hold
+	controlWindow  = 250 * time.Millisecond
+	minWindowCalls = 8               // answers a window needs, unless it lasts maxWindow
+	maxWindow      = 2 * time.Second // a slow writer's window closes anyway
+	testCalls      = 32              // answers a window testing a decrease needs, unless it lasts maxTestWindow
+	maxTestWindow  = 8 * time.Second
+	capacityMargin = 0.85
+	minExcess      = 0.01 // refused share above the noise level that is over capacity, at least
+	noiseSigmas    = 3    // and at least this many standard deviations of the noise level
+	noiseWeight    = 0.1  // of a window in the moving average of the noise level
+	recoverShare   = 0.25 // of the gap to the capacity, closed per window
+	probeStart     = 0.005
+	probeDoubling  = 4 * time.Second
+	probeMax       = 0.25
+	probeUsed      = 0.8   // share of the rate a window must offer for the rate to grow
+	rttSmoothing   = 0.125 // weight of a new round trip in the average
+	waitSlice      = 50 * time.Millisecond
 )
 
 // errPastDeadline is returned by Wait when the units could not be had
@@ -87,6 +92,7 @@ type limiter struct {
 	answered  float64
 	refused   float64
 	calls     int
+	sumSq     float64 // of each call's refused share, for the spread of the window's
 	sentUnits float64
 
 	noise        float64 // refused share that does not follow the rate
@@ -102,6 +108,7 @@ type limiter struct {
 	step        int
 	beforeRate  float64 // the rate before the first decrease, restored if neither helped
 	stepRefused float64 // the refused share that caused the decrease under test
+	stepSpread  float64 // and the standard deviation of its calls' shares
 }
 
 func newLimiter(clk clock, log *slog.Logger, maxWCU, floor float64) *limiter {
@@ -141,49 +148,41 @@ func (l *limiter) Rate() float64 {
 }
 
 // Wait takes units from the bucket, sleeping until they are available. A
-// request larger than the bucket goes into debt that later requests wait
-// out. When the wait would end after deadline (unless it is zero), Wait
-// takes nothing, sleeps until the deadline and returns errPastDeadline. It
-// returns how long it slept.
+// request larger than the bucket waits for a full bucket and goes into
+// debt that later requests wait out. It sleeps in slices of at most
+// waitSlice and looks again, so that a rate lowered meanwhile holds back
+// requests already waiting (a decrease must not be undone by the calls it
+// should have slowed). When the wait would end after deadline (unless it
+// is zero), Wait takes nothing, sleeps until the deadline and returns
+// errPastDeadline. It returns how long it slept.
 func (l *limiter) Wait(ctx context.Context, units int, deadline time.Time) (time.Duration, error) {
 	u := float64(units)
-	l.mu.Lock()
-	now := l.clk.Now()
-	l.refill(now)
-	if l.rate == 0 {
-		l.sentUnits += u
-		l.mu.Unlock()
-		return 0, ctx.Err()
-	}
-	var wait time.Duration
-	if l.tokens < u {
-		wait = time.Duration((u - l.tokens) / l.rate * float64(time.Second))
-	}
-	if !deadline.IsZero() && now.Add(wait).After(deadline) {
-		rate := l.rate
-		l.mu.Unlock()
-		left := deadline.Sub(now)
-		if err := l.clk.Sleep(ctx, left); err != nil {
-			return left, err
+	start := l.clk.Now()
+	for {
+		l.mu.Lock()
+		now := l.clk.Now()
+		l.refill(now)
+		if need := min(u, l.burst()); l.rate == 0 || l.tokens >= need {
+			if l.rate > 0 {
+				l.tokens -= u
+			}
+			l.sentUnits += u
+			l.mu.Unlock()
+			return now.Sub(start), ctx.Err()
 		}
-		return left, fmt.Errorf("%w (%.0f write units at %.1f WCU/s take %v)", errPastDeadline, u, rate, wait.Round(time.Millisecond))
-	}
-	l.tokens -= u
-	if wait == 0 {
-		l.sentUnits += u
+		rate := l.rate
+		wait := time.Duration(math.Ceil((min(u, l.burst()) - l.tokens) / rate * float64(time.Second)))
 		l.mu.Unlock()
-		return 0, ctx.Err()
+		if !deadline.IsZero() && now.Add(wait).After(deadline) {
+			if err := l.clk.Sleep(ctx, deadline.Sub(now)); err != nil {
+				return l.clk.Now().Sub(start), err
+			}
+			return l.clk.Now().Sub(start), fmt.Errorf("%w (%.0f write units at %.1f WCU/s take %v more)", errPastDeadline, u, rate, wait.Round(time.Millisecond))
+		}
+		if err := l.clk.Sleep(ctx, min(wait, waitSlice)); err != nil {
+			return l.clk.Now().Sub(start), err
+		}
 	}
-	l.mu.Unlock()
-	err := l.clk.Sleep(ctx, wait)
-	l.mu.Lock()
-	if err != nil {
-		l.tokens += u // not sent: give the units back
-	} else {
-		l.sentUnits += u
-	}
-	l.mu.Unlock()
-	return wait, err
 }
 
 // Answered reports DynamoDB's answer to a call sent at sentAt: of units
@@ -208,8 +207,16 @@ func (l *limiter) Answered(sentAt time.Time, units, refused int) {
 	l.answered += float64(units)
 	l.refused += float64(refused)
 	l.calls++
+	if units > 0 {
+		x := float64(refused) / float64(units)
+		l.sumSq += x * x
+	}
 	span := now.Sub(l.winStart)
-	if span < max(controlWindow, 2*l.rtt) || l.calls < minWindowCalls && span < maxWindow {
+	needCalls, longest := minWindowCalls, maxWindow
+	if l.step > 0 {
+		needCalls, longest = testCalls, maxTestWindow
+	}
+	if span < max(controlWindow, 2*l.rtt) || l.calls < needCalls && span < longest {
 		return
 	}
 	l.judge(now, span)
@@ -221,16 +228,23 @@ func (l *limiter) judge(now time.Time, span time.Duration) {
 	if l.answered > 0 {
 		share = l.refused / l.answered
 	}
-	refused := l.refused
+	refused, calls := l.refused, float64(max(1, l.calls))
+	// The spread of the calls' refused shares (a call is refused whole,
+	// in part or not at all).
+	callMean := l.refused / max(1, l.answered)
+	callSpread := math.Sqrt(max(0, l.sumSq/calls-callMean*callMean))
 	// What the writer offered: the limit is only a cap, a writer held back
 	// by its source or its calls offers less.
 	offered := max(l.answered, l.sentUnits) / span.Seconds()
-	l.winStart, l.answered, l.refused, l.calls, l.sentUnits = now, 0, 0, 0, 0
+	l.winStart, l.answered, l.refused, l.calls, l.sumSq, l.sentUnits = now, 0, 0, 0, 0, 0
 
 	step := l.step
 	l.step = 0
 	if step > 0 {
-		if share <= max(l.stepRefused/2, 1-confirmedAccept*(1-l.stepRefused)) {
+		// Helped: the refusals stopped (down to the noise level), or the
+		// share fell by more than noiseSigmas standard errors of the share
+		// that caused the decrease.
+		if share <= l.noise+minExcess || share < l.stepRefused-noiseSigmas*l.stepSpread/math.Sqrt(calls) {
 			if share < l.noise { // what is left is not about the rate
 				l.noise, l.noiseSq = share, share*share
 			}
@@ -271,7 +285,7 @@ func (l *limiter) judge(now time.Time, span time.Duration) {
 	if step == 0 {
 		l.beforeRate = l.rate
 	}
-	l.step, l.stepRefused = step+1, share
+	l.step, l.stepRefused, l.stepSpread = step+1, share, callSpread
 	l.lastDecrease, l.probeFrom = now, now
 	l.capacity = capacity
 	old := l.rate

@@ -56,9 +56,13 @@ func TestLimiterTokenBucket(t *testing.T) {
 	if d := mustWait(t, l, 50); d != 500*time.Millisecond {
 		t.Errorf("next 50 units waited %v, want 500ms", d)
 	}
-	// A request larger than the bucket goes into debt.
-	if d := mustWait(t, l, 300); d != 3*time.Second {
-		t.Errorf("300 units waited %v, want 3s", d)
+	// A request larger than the bucket waits for a full bucket and goes
+	// into debt, which the next request waits out.
+	if d := mustWait(t, l, 300); d != time.Second {
+		t.Errorf("300 units waited %v, want 1s", d)
+	}
+	if d := mustWait(t, l, 10); d != 2100*time.Millisecond {
+		t.Errorf("10 units after 300 waited %v, want 2.1s", d)
 	}
 	clk.Advance(10 * time.Second) // refills, but never beyond the burst
 	if d := mustWait(t, l, 100); d != 0 {
@@ -101,6 +105,40 @@ func TestLimiterWaitDeadline(t *testing.T) {
 	if d, err := l.Wait(context.Background(), 10, clk.Now().Add(400*time.Millisecond)); err != nil || d != 400*time.Millisecond {
 		t.Errorf("a wait that ends at the deadline: %v, %v", d, err)
 	}
+}
+
+// A request already waiting when the rate drops waits for the new rate.
+func TestLimiterWaitFollowsRateChanges(t *testing.T) {
+	t.Parallel()
+	l, clk, _ := newTestLimiter(100, 1)
+	mustWait(t, l, 100) // the bucket is empty
+	slow := &slowerClock{fakeClock: clk, after: 100 * time.Millisecond, change: func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.setRate(clk.Now(), 50)
+	}}
+	l.clk = slow
+	// 50 units take 500 ms at 100/s; after 100 ms (10 units) the rate drops
+	// to 50/s: the 40 left take 800 ms more.
+	if d := mustWait(t, l, 50); d != 900*time.Millisecond {
+		t.Errorf("waited %v, want 900ms", d)
+	}
+}
+
+// slowerClock calls change once, when its sleeps have added up to after.
+type slowerClock struct {
+	*fakeClock
+	after, slept time.Duration
+	change       func()
+}
+
+func (c *slowerClock) Sleep(ctx context.Context, d time.Duration) error {
+	err := c.fakeClock.Sleep(ctx, d)
+	if c.slept < c.after && c.slept+d >= c.after {
+		c.change()
+	}
+	c.slept += d
+	return err
 }
 
 // drive runs the limiter for dur of fake time as a writer would: calls of
@@ -249,7 +287,7 @@ func TestLimiterBounds(t *testing.T) {
 	if l.Rate() != 500 {
 		t.Errorf("rate without refusals = %v, want the maximum 500", l.Rate())
 	}
-	drive(l, clk, 5*time.Second, 0, 1e6, func(o float64) float64 { return max(0, 1-10/o) })
+	drive(l, clk, 30*time.Second, 0, 1e6, func(o float64) float64 { return max(0, 1-10/o) })
 	if l.Rate() != 100 {
 		t.Errorf("rate behind a capacity of 10 = %v, want the floor 100", l.Rate())
 	}

@@ -185,9 +185,11 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 const staleFactor = 10
 
 // backoffFactor × Concurrency batches may back off before a retry without
-// holding a slot, so that a few unlucky batches do not stall the writer;
-// beyond that, a batch backs off in its slot.
-const backoffFactor = 3
+// holding a slot, so that unlucky batches do not stall the writer: with 30%
+// of calls failing, a batch spends about ten times as long backing off as
+// in calls. Beyond that, a batch backs off in its slot. (The rate limiter,
+// not this bound, keeps what is sent within what DynamoDB takes.)
+const backoffFactor = 16
 
 // envelopeBytes bounds the request body outside the items:
 // {"RequestItems":{"<table>":[...]}}.
