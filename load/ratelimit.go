@@ -34,11 +34,12 @@ import (
 //     capacity ran out in the middle of a window); if that did not help
 //     either, the refusals are not about the rate (a table that throttles
 //     at any rate, or injected faults): both decreases are undone and the
-//     refused share becomes the noise level. The noise level and its spread
-//     follow the windows that lower nothing (a moving average), so only a
-//     share clearly above what such windows show (noiseSigmas standard
-//     deviations) is tested again; a decrease that helped sets the noise
-//     level to what is left.
+//     refused share becomes the noise level. The noise level and the
+//     spread of its calls follow the windows that lower nothing (moving
+//     averages), so only a share clearly above it is tested again: by more
+//     than noiseSigmas standard errors for the window's number of calls (a
+//     few calls at the end of a run prove nothing). A decrease that helped
+//     sets the noise level to what is left.
 //   - A window without excess refusals raises the rate: quickly (a quarter
 //     of the gap per window) while it is below the margin of the capacity
 //     found at the last decrease, then by a share that starts at
@@ -96,7 +97,7 @@ type limiter struct {
 	sentUnits float64
 
 	noise        float64 // refused share that does not follow the rate
-	noiseSq      float64 // moving average of its square, for its spread
+	noiseSpread  float64 // standard deviation of the refused share of one call at the noise level
 	capacity     float64 // estimated at the last decrease, units/s
 	lastDecrease time.Time
 	probeFrom    time.Time // when the rate last reached the capacity: growth starts slow from there
@@ -246,7 +247,7 @@ func (l *limiter) judge(now time.Time, span time.Duration) {
 		// that caused the decrease.
 		if share <= l.noise+minExcess || share < l.stepRefused-noiseSigmas*l.stepSpread/math.Sqrt(calls) {
 			if share < l.noise { // what is left is not about the rate
-				l.noise, l.noiseSq = share, share*share
+				l.noise, l.noiseSpread = share, callSpread
 			}
 			return // the decrease helped: it holds
 		}
@@ -255,8 +256,7 @@ func (l *limiter) judge(now time.Time, span time.Duration) {
 			// the rate. (At the floor, where the test could not go deep
 			// enough, the rate holds.)
 			if share > l.noise {
-				// Until windows teach the spread, assume a third of it.
-				l.noise, l.noiseSq = share, share*share*(1+1.0/9)
+				l.noise, l.noiseSpread = share, max(l.noiseSpread, callSpread)
 			}
 			l.setRate(now, l.beforeRate)
 			l.log.Info("load: DynamoDB refuses writes whatever the rate; keeping the write rate",
@@ -265,11 +265,10 @@ func (l *limiter) judge(now time.Time, span time.Duration) {
 		}
 	}
 	excess := share - l.noise
-	spread := math.Sqrt(max(0, l.noiseSq-l.noise*l.noise))
-	threshold := max(minExcess, noiseSigmas*spread)
+	threshold := max(minExcess, noiseSigmas*l.noiseSpread/math.Sqrt(calls))
 	if step == 0 && (excess <= threshold || refused == 0) {
 		l.noise += noiseWeight * (share - l.noise)
-		l.noiseSq += noiseWeight * (share*share - l.noiseSq)
+		l.noiseSpread += noiseWeight * (callSpread - l.noiseSpread)
 		l.probe(now, offered)
 		return
 	}

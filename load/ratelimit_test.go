@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -246,13 +247,33 @@ func TestLimiterIgnoresRefusalsThatDoNotFollowTheRate(t *testing.T) {
 	t.Parallel()
 	l, clk, logs := newTestLimiter(0, 25)
 	const speed = 8000.0
-	random := func(float64) float64 { return 0.15 }
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func(float64) float64 { // 15% of calls refused whole
+		if rng.Float64() < 0.15 {
+			return 1
+		}
+		return 0
+	}
 	r := drive(l, clk, 60*time.Second, 0, speed, random)
 	if rate := r.sent / 60; rate < 0.8*speed {
 		t.Errorf("sent %.0f units/s under 15%% random refusals, want at least %.0f", rate, 0.8*speed)
 	}
 	if !strings.Contains(logs.String(), "whatever the rate") {
 		t.Errorf("logs:\n%s", logs)
+	}
+	// The end of a run: a few calls over seconds, two of four refused,
+	// prove nothing against that noise and change nothing.
+	before := l.Rate()
+	for i := range 4 {
+		clk.Advance(600 * time.Millisecond)
+		refused := 0
+		if i%2 == 0 {
+			refused = 25
+		}
+		l.Answered(clk.Now().Add(-20*time.Millisecond), 25, refused)
+	}
+	if l.Rate() != before {
+		t.Errorf("a window of 4 calls at the end lowered the rate from %v to %v", before, l.Rate())
 	}
 }
 
