@@ -36,6 +36,11 @@ type RunConfig struct {
 	Mapping *mapping.Mapping
 	// Postgres is the source database URL. It is never logged or stored.
 	Postgres string
+	// Snapshot, when set, is an exported snapshot to read in instead of a
+	// new one (pg_export_snapshot, or a replication slot's consistent
+	// point): the items then show the source exactly as the exporter saw
+	// it. The exporter must keep it until Run returns.
+	Snapshot string
 
 	// DynamoDB is the client of the target table; *dynamodb.Client fits.
 	DynamoDB DynamoDB
@@ -279,7 +284,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	// Check everything that can refuse the run before reading a row: the
 	// mapping against the catalog, then the target.
-	src, err := openSource(ctx, m, cfg.Postgres)
+	src, err := openSourceIn(ctx, m, cfg.Postgres, cfg.Snapshot)
 	if err != nil {
 		return nil, err
 	}

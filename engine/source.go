@@ -72,7 +72,12 @@ func (r ShardCount) String() string {
 // later (computeShards), once the target is known to fit. Close it with
 // close.
 func openSource(ctx context.Context, m *mapping.Mapping, pgURL string) (*source, error) {
-	conn, snap, err := openSnapshot(ctx, pgURL)
+	return openSourceIn(ctx, m, pgURL, "")
+}
+
+// openSourceIn is openSource inside an exported snapshot (none: a new one).
+func openSourceIn(ctx context.Context, m *mapping.Mapping, pgURL, snapshot string) (*source, error) {
+	conn, snap, err := openSnapshotIn(ctx, pgURL, snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -250,6 +255,12 @@ func checkAgainst(ctx context.Context, snap *extract.Snapshot, m *mapping.Mappin
 
 // openSnapshot connects and starts the read-only snapshot transaction.
 func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot, error) {
+	return openSnapshotIn(ctx, url, "")
+}
+
+// openSnapshotIn is openSnapshot inside an exported snapshot (none: a new
+// one).
+func openSnapshotIn(ctx context.Context, url, snapshot string) (*pgx.Conn, *extract.Snapshot, error) {
 	if url == "" {
 		return nil, nil, configErrorf("no source database URL")
 	}
@@ -260,7 +271,7 @@ func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := extract.Begin(ctx, conn)
+	snap, err := extract.BeginIn(ctx, conn, snapshot)
 	if err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,9 +46,32 @@ type Snapshot struct {
 
 // Begin starts the snapshot transaction.
 func Begin(ctx context.Context, conn *pgx.Conn) (*Snapshot, error) {
+	return BeginIn(ctx, conn, "")
+}
+
+// snapshotID is the form of an exported snapshot's name
+// (pg_export_snapshot, or CREATE_REPLICATION_SLOT ... EXPORT_SNAPSHOT).
+var snapshotID = regexp.MustCompile(`^[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+$`)
+
+// BeginIn starts the snapshot transaction inside an exported snapshot when
+// id is not empty, so that it sees exactly what the exporting transaction
+// sees: a replication slot's consistent point, or a snapshot shared by
+// several readers. The exporter must still hold the snapshot.
+func BeginIn(ctx context.Context, conn *pgx.Conn, id string) (*Snapshot, error) {
+	if id != "" && !snapshotID.MatchString(id) {
+		return nil, fmt.Errorf("begin snapshot: %q is not a snapshot name", id)
+	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("begin snapshot: %w", err)
+	}
+	if id != "" {
+		// A utility statement takes no parameters; the name was checked
+		// against the only form PostgreSQL gives it.
+		if _, err := tx.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+id+"'"); err != nil {
+			_ = tx.Rollback(ctx)
+			return nil, fmt.Errorf("begin snapshot: import snapshot %s: %w", id, err)
+		}
 	}
 	// Pin the settings that shape text output, so that values read as text
 	// parse the same on every server: ISO dates, UTC, exact floats.
@@ -74,3 +98,7 @@ func (s *Snapshot) Close(ctx context.Context) error {
 func (s *Snapshot) Catalog(ctx context.Context, schemas []string) (*Catalog, error) {
 	return ReadCatalog(ctx, s.tx, schemas)
 }
+
+// Tx is the snapshot's transaction, for reads this package does not
+// offer (catalog details, fan-out lookups of a replication stream).
+func (s *Snapshot) Tx() pgx.Tx { return s.tx }

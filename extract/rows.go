@@ -39,6 +39,10 @@ type Query struct {
 	// columns in the last row already done.
 	OrderBy []string
 	After   []any
+	// Match, when set, reads only the rows whose columns equal one of its
+	// tuples (rows by key, or by a parent's key); each row then ends with
+	// one more value, the index of the tuple it matched.
+	Match *Match
 	// Limit stops after this many rows (0 = all); used for sampling.
 	Limit int
 }
@@ -84,7 +88,11 @@ func (q Query) Width() int {
 	for _, j := range q.Joins {
 		n += len(j.Columns)
 	}
-	return n + len(q.Embeds)
+	n += len(q.Embeds)
+	if q.Match != nil {
+		n++
+	}
+	return n
 }
 
 // alias names relations in generated SQL: t for the base table, j0.. for
@@ -121,6 +129,10 @@ func (q Query) SQL() (string, []any, error) {
 		sep()
 		b.WriteString(embedExpr(i, e))
 	}
+	if q.Match != nil {
+		sep()
+		b.WriteString(matchOrdinal)
+	}
 	b.WriteString(" FROM ")
 	b.WriteString(pgx.Identifier{q.Schema, q.Table}.Sanitize())
 	b.WriteString(" AS t")
@@ -134,28 +146,31 @@ func (q Query) SQL() (string, []any, error) {
 		}
 	}
 	var args []any
+	if q.Match != nil {
+		join, err := q.Match.join(q, &args)
+		if err != nil {
+			return "", nil, err
+		}
+		b.WriteString(join)
+	}
+	var where []string
 	if len(q.After) > 0 {
 		if len(q.After) != len(q.OrderBy) {
 			return "", nil, fmt.Errorf("extract %s.%s: resume position has %d values for %d key columns", q.Schema, q.Table, len(q.After), len(q.OrderBy))
 		}
-		b.WriteString(" WHERE (")
+		var cols, params []string
 		for i, k := range q.OrderBy {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("t." + pgx.Identifier{k}.Sanitize())
-		}
-		b.WriteString(") > (")
-		for i := range q.After {
-			if i > 0 {
-				b.WriteString(", ")
-			}
+			cols = append(cols, "t."+pgx.Identifier{k}.Sanitize())
 			// Cast the parameter to the column's type so that text
 			// positions compare as the column does.
-			fmt.Fprintf(&b, "$%d::%s", i+1, q.castType(q.OrderBy[i]))
 			args = append(args, positionArg(q.After[i]))
+			params = append(params, fmt.Sprintf("$%d::%s", len(args), q.castType(k)))
 		}
-		b.WriteString(")")
+		where = append(where, "("+strings.Join(cols, ", ")+") > ("+strings.Join(params, ", ")+")")
+	}
+	if len(where) > 0 {
+		b.WriteString(" WHERE ")
+		b.WriteString(strings.Join(where, " AND "))
 	}
 	if len(q.OrderBy) > 0 {
 		b.WriteString(" ORDER BY ")
@@ -314,6 +329,9 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 		for range q.Embeds {
 			targets = append(targets, new(pgtype.Text))
 		}
+		if q.Match != nil {
+			targets = append(targets, new(pgtype.Int8))
+		}
 		for rows.Next() {
 			if err := rows.Scan(targets...); err != nil {
 				yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
@@ -323,9 +341,12 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 			for i, t := range targets {
 				var v any
 				var err error
-				if i < len(cols) {
+				switch {
+				case i < len(cols):
 					v, err = decode(t, cols[i].Type)
-				} else {
+				case i == len(cols)+len(q.Embeds): // the match's tuple index
+					v = t.(*pgtype.Int8).Int64
+				default:
 					e := q.Embeds[i-len(cols)]
 					v, err = decodeEmbed(t.(*pgtype.Text).String, e.Columns)
 					if err != nil {

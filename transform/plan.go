@@ -475,43 +475,11 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		if kp.t == nil {
 			return true, nil
 		}
-		var b strings.Builder
-		for i, part := range kp.t.Parts {
-			switch kp.cols[i] {
-			case -1:
-				b.WriteString(part.Literal)
-				continue
-			case -2:
-				if ip.shardCount < 1 {
-					return false, ep.rowErr(key, "", fmt.Errorf("index %s: shard count is not computed", ip.name))
-				}
-				in := key
-				if ip.shardBy >= 0 {
-					c := s.column(ip.shardBy)
-					txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
-					if errors.Is(err, errNull) {
-						return false, nil // no shard input: stays out of the index
-					}
-					if err != nil {
-						return false, ep.rowErr(key, c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
-					}
-					in = txt
-				}
-				b.WriteString(shardOf(in, ip.shardCount))
-				continue
-			}
-			c := s.column(kp.cols[i])
-			txt, err := KeyText(row.Values[kp.cols[i]], c.Type.Kind, part.Width, m.Separator)
-			if err != nil {
-				if ip != nil && errors.Is(err, errNull) {
-					return false, nil
-				}
-				return false, ep.rowErr(key, c.Name, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
-			}
-			b.WriteString(txt)
+		txt, ok, err := ep.renderKey(s, row, key, kp, attr, ip)
+		if ok {
+			attrs[attr] = &types.AttributeValueMemberS{Value: txt}
 		}
-		attrs[attr] = &types.AttributeValueMemberS{Value: b.String()}
-		return true, nil
+		return ok, err
 	}
 	if _, err := render(ep.pk, m.PartitionKey, nil); err != nil {
 		return Item{}, err
@@ -555,6 +523,48 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		attrs[emp.em.Attribute] = av
 	}
 	return Item{Entity: ep.e.Name, Table: ep.tableName, SourceKey: key, Attrs: attrs}, nil
+}
+
+// renderKey renders one key template for a row. ok is false, without an
+// error, when an index key reads a NULL: the item stays out of that index.
+// ip is the index the key belongs to, nil for the table's own key.
+func (ep *entityPlan) renderKey(s *Source, row extract.Row, key string, kp keyPlan, attr string, ip *indexPlan) (text string, ok bool, _ *RowError) {
+	var b strings.Builder
+	for i, part := range kp.t.Parts {
+		switch kp.cols[i] {
+		case -1:
+			b.WriteString(part.Literal)
+			continue
+		case -2:
+			if ip.shardCount < 1 {
+				return "", false, ep.rowErr(key, "", fmt.Errorf("index %s: shard count is not computed", ip.name))
+			}
+			in := key
+			if ip.shardBy >= 0 {
+				c := s.column(ip.shardBy)
+				txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
+				if errors.Is(err, errNull) {
+					return "", false, nil // no shard input: stays out of the index
+				}
+				if err != nil {
+					return "", false, ep.rowErr(key, c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
+				}
+				in = txt
+			}
+			b.WriteString(shardOf(in, ip.shardCount))
+			continue
+		}
+		c := s.column(kp.cols[i])
+		txt, err := KeyText(row.Values[kp.cols[i]], c.Type.Kind, part.Width, ep.m.Separator)
+		if err != nil {
+			if ip != nil && errors.Is(err, errNull) {
+				return "", false, nil
+			}
+			return "", false, ep.rowErr(key, c.Name, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
+		}
+		b.WriteString(txt)
+	}
+	return b.String(), true, nil
 }
 
 // build turns the child rows into a map or list attribute. More children

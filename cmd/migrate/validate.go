@@ -13,6 +13,7 @@ func init() { register(newValidateCmd) }
 type validateOpts struct {
 	mapping string
 	pg      string
+	forSync bool
 }
 
 func newValidateCmd(g *globals) *cobra.Command {
@@ -24,8 +25,11 @@ func newValidateCmd(g *globals) *cobra.Command {
 file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
 checks the mapping against the source database's catalog: tables and columns
 exist, key templates use sortable columns, keys identify rows and cannot
-collide. It reads only the catalog and writes nothing. Exit code 2 when the
-mapping has problems.`,
+collide. It also checks what sync needs of the source: wal_level = logical, and
+replica identities that carry the columns deletes and key changes need (each
+problem prints the ALTER statement that fixes it); those are notes, or errors
+with --for-sync. It reads only the catalog and writes nothing. Exit code 2 when
+the mapping has problems.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.mapping == "" {
@@ -44,10 +48,11 @@ mapping has problems.`,
 				return err
 			}
 			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog)\n", o.mapping, plural(len(m.Entities), "entity"))
-			return nil
+			return checkForSync(cmd.Context(), g, m, url, o.forSync)
 		},
 	}
 	cmd.Flags().StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
 	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
 }
