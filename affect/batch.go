@@ -64,7 +64,7 @@ func (b *Batch) Add(c *replicate.Change) error {
 		return err
 	}
 	ci := len(b.changes)
-	b.changes = append(b.changes, changeRef{desc: describe(c)})
+	b.changes = append(b.changes, changeRef{desc: describe(c, b.g.rowKey[c.Rel.Table])})
 	// The row as it is after the change and as it was before, as far as
 	// the stream sent them.
 	var versions []func(int) (replicate.Value, bool)
@@ -201,12 +201,13 @@ func columnNames(cols []mapping.Column) []string {
 	return out
 }
 
-// describe names a change for messages: "update of public.addresses
-// (address_id=17)".
-func describe(c *replicate.Change) string {
+// describe names a change for messages by the row's key columns (those
+// of the replica identity when key is empty): "update of
+// public.addresses (address_id=17)".
+func describe(c *replicate.Change, key []string) string {
 	var parts []string
 	for i, col := range c.Rel.Columns {
-		if !col.Key {
+		if len(key) > 0 && !slices.Contains(key, col.Name) || len(key) == 0 && !col.Key {
 			continue
 		}
 		v, ok := c.NewValue(i)

@@ -37,6 +37,9 @@ type Graph struct {
 	keyCols map[*transform.Source][]mapping.Column
 	key     map[*transform.Source][]mapping.Column
 	own     map[*transform.Source]*edge
+	// rowKey names, per table, the columns that identify a row in
+	// messages (its primary key).
+	rowKey map[replicate.Table][]string
 }
 
 type edgeKind int
@@ -73,10 +76,13 @@ type edge struct {
 // was compiled against.
 func New(plan *transform.Plan, cat *mapping.Catalog) (*Graph, error) {
 	g := &Graph{plan: plan, byTable: map[replicate.Table][]*edge{}, keyCols: map[*transform.Source][]mapping.Column{},
-		key: map[*transform.Source][]mapping.Column{}, own: map[*transform.Source]*edge{}}
+		key: map[*transform.Source][]mapping.Column{}, own: map[*transform.Source]*edge{}, rowKey: map[replicate.Table][]string{}}
 	add := func(e *edge) {
 		g.byTable[e.table] = append(g.byTable[e.table], e)
 		g.tables = append(g.tables, e.table)
+		if t := cat.Lookup(e.table.Schema, e.table.Name); t != nil {
+			g.rowKey[e.table] = t.OrderKey()
+		}
 	}
 	for _, src := range plan.Sources {
 		q := src.Query

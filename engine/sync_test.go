@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/migratetest"
@@ -142,6 +143,63 @@ func TestSyncAppliesEveryKindOfChange(t *testing.T) {
 	t.Logf("second sync: %+v", res.Final)
 	if res.Final.Fanout.Max < 2 || res.Final.ItemsDeleted == 0 {
 		t.Errorf("fan-out %+v, deletes %d: want copies fanned out and deletes", res.Final.Fanout, res.Final.ItemsDeleted)
+	}
+	e.verify(t)
+}
+
+// TestSyncStopsOnWhatItCannotApplySafely: a change that fans out over
+// MaxFanout, and a TRUNCATE without OnTruncateDelete, stop the sync with
+// an error naming them, before their transaction; the next sync, told to
+// go on, applies them from there.
+func TestSyncStopsOnWhatItCannotApplySafely(t *testing.T) {
+	e := newSyncEnv(t, 20)
+	ctx := t.Context()
+	e.exec(t, `ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL`)
+	if _, err := engine.Sync(ctx, e.cfg); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+
+	// The author of the most ordered books: renaming them re-renders
+	// every book of theirs and every order line of those books.
+	var author, lines int
+	err := e.conn.QueryRow(ctx, `SELECT b.author_id, count(*) FROM order_items i JOIN books b USING (book_id)
+		GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`).Scan(&author, &lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.exec(t, fmt.Sprintf(`UPDATE authors SET name = 'Famous Author' WHERE author_id = %d`, author))
+	bounded := e.cfg
+	bounded.MaxFanout = 5
+	_, err = engine.Sync(ctx, bounded)
+	var fe *affect.FanoutError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), fmt.Sprintf("update of public.authors (author_id=%d) affects more than 5 items", author)) ||
+		!strings.Contains(err.Error(), "OrderLine copies from public.authors") {
+		t.Fatalf("sync with MaxFanout 5: %v", err)
+	}
+	bounded.MaxFanout = -1
+	res, err := engine.Sync(ctx, bounded)
+	if err != nil {
+		t.Fatalf("sync without a bound: %v", err)
+	}
+	if res.Final.Fanout.Max < int64(lines) || !strings.Contains(res.Final.Fanout.MaxChange, "public.authors") {
+		t.Errorf("fan-out %+v; want at least the %d order lines of author %d", res.Final.Fanout, lines, author)
+	}
+	e.verify(t)
+
+	// A TRUNCATE, and new lines in the same transaction.
+	e.exec(t, `BEGIN; TRUNCATE order_items;
+		INSERT INTO order_items SELECT order_id, 1, 1, 9.99 FROM orders ORDER BY order_id LIMIT 3; COMMIT`)
+	_, err = engine.Sync(ctx, e.cfg)
+	if !errors.Is(err, engine.ErrTruncate) || !strings.Contains(err.Error(), "TRUNCATE of public.order_items") || !strings.Contains(err.Error(), "--on-truncate delete") {
+		t.Fatalf("sync over a TRUNCATE: %v", err)
+	}
+	e.cfg.OnTruncate = engine.OnTruncateDelete
+	res, err = engine.Sync(ctx, e.cfg)
+	if err != nil {
+		t.Fatalf("sync with OnTruncate delete: %v", err)
+	}
+	if res.Final.ItemsDeleted < int64(lines) {
+		t.Errorf("deleted %d items; want every order line", res.Final.ItemsDeleted)
 	}
 	e.verify(t)
 }
