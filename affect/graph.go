@@ -131,10 +131,10 @@ func New(plan *transform.Plan, cat *mapping.Catalog) (*Graph, error) {
 			if e.ref == -1 {
 				e.direct = directKey(q.OrderBy, e.refNames())
 			}
-			e.via = fmt.Sprintf("%s copies from %s", entities, e.table)
+			e.via = fmt.Sprintf("%s copies from %s", src.JoinEntity(i), e.table)
 			add(e)
 		}
-		for _, em := range q.Embeds {
+		for i, em := range q.Embeds {
 			e := &edge{kind: embedEdge, src: src, table: replicate.Table{Schema: em.Schema, Name: em.Table}, ref: -1}
 			for _, on := range em.On {
 				c := baseTable.Column(on.RefColumn)
@@ -145,7 +145,7 @@ func New(plan *transform.Plan, cat *mapping.Catalog) (*Graph, error) {
 				e.refCols = append(e.refCols, *c)
 			}
 			e.direct = directKey(q.OrderBy, e.refNames())
-			e.via = fmt.Sprintf("%s embeds %s", entities, e.table)
+			e.via = fmt.Sprintf("%s embeds %s", src.EmbedEntity(i), e.table)
 			add(e)
 		}
 	}

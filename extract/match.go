@@ -34,7 +34,7 @@ const matchOrdinal = "m.n - 1"
 
 // join is the JOIN clause of m, its parameters appended to args: one
 // text array per column, unnested together, with their ordinality, into
-// the tuples.
+// the tuples, each value cast to its column's type.
 func (m *Match) join(q Query, args *[]any) (string, error) {
 	if m.Ref < -1 || m.Ref >= len(q.Joins) {
 		return "", fmt.Errorf("extract %s.%s: match on relation %d, which the query does not join", q.Schema, q.Table, m.Ref)
@@ -54,9 +54,11 @@ func (m *Match) join(q Query, args *[]any) (string, error) {
 			}
 		}
 		*args = append(*args, vals)
-		arrays[i] = fmt.Sprintf("$%d::text[]::%s[]", len(*args), c.Type.Name)
+		arrays[i] = fmt.Sprintf("$%d::text[]", len(*args))
 		names[i] = fmt.Sprintf("v%d", i)
-		on[i] = fmt.Sprintf("%s.%s = m.v%d", alias(m.Ref), pgx.Identifier{c.Name}.Sanitize(), i)
+		// Each value is cast on its own: a text array cannot be cast to an
+		// array of arrays.
+		on[i] = fmt.Sprintf("%s.%s = m.v%d::%s", alias(m.Ref), pgx.Identifier{c.Name}.Sanitize(), i, c.Type.Name)
 	}
 	return fmt.Sprintf(" JOIN unnest(%s) WITH ORDINALITY AS m(%s, n) ON %s",
 		strings.Join(arrays, ", "), strings.Join(names, ", "), strings.Join(on, " AND ")), nil
@@ -85,10 +87,12 @@ func Values(ctx context.Context, db querier, cols []mapping.Column, tuples [][]*
 		for slices.ContainsFunc(cols, func(c mapping.Column) bool { return c.Name == ord }) {
 			ord += "_"
 		}
-		names, exprs, arrays := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
+		casts, exprs, arrays := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
 		var args []any
 		for i, c := range cols {
-			names[i] = pgx.Identifier{c.Name}.Sanitize()
+			// The text is cast to the column's type, then selected as Rows
+			// selects the column.
+			casts[i] = fmt.Sprintf("u.v%d::%s AS %s", i, c.Type.Name, pgx.Identifier{c.Name}.Sanitize())
 			exprs[i] = selectExpr("t", c)
 			vals := make([]pgtype.Text, len(tuples))
 			for k, tuple := range tuples {
@@ -101,10 +105,15 @@ func Values(ctx context.Context, db querier, cols []mapping.Column, tuples [][]*
 				}
 			}
 			args = append(args, vals)
-			arrays[i] = fmt.Sprintf("$%d::text[]::%s[]", len(args), c.Type.Name)
+			arrays[i] = fmt.Sprintf("$%d::text[]", len(args))
 		}
-		sql := fmt.Sprintf("SELECT %s FROM unnest(%s) WITH ORDINALITY AS t(%s, %s) ORDER BY t.%s",
-			strings.Join(exprs, ", "), strings.Join(arrays, ", "), strings.Join(names, ", "), pgx.Identifier{ord}.Sanitize(), pgx.Identifier{ord}.Sanitize())
+		names := make([]string, len(cols))
+		for i := range cols {
+			names[i] = fmt.Sprintf("v%d", i)
+		}
+		ordID := pgx.Identifier{ord}.Sanitize()
+		sql := fmt.Sprintf("SELECT %s FROM (SELECT %s, u.n AS %s FROM unnest(%s) WITH ORDINALITY AS u(%s, n)) AS t ORDER BY t.%s",
+			strings.Join(exprs, ", "), strings.Join(casts, ", "), ordID, strings.Join(arrays, ", "), strings.Join(names, ", "), ordID)
 		rows, err := db.Query(ctx, sql, args...)
 		if err != nil {
 			yield(Row{}, fmt.Errorf("extract: decode values: %w", err))

@@ -15,6 +15,12 @@ func (s *Source) EntityNames() []string {
 	return out
 }
 
+// JoinEntity names the entity Query.Joins[i] copies parent columns for.
+func (s *Source) JoinEntity(i int) string { return s.joinOf[i] }
+
+// EmbedEntity names the entity Query.Embeds[i] embeds child rows into.
+func (s *Source) EmbedEntity(i int) string { return s.embedOf[i] }
+
 // KeyColumns are the base-table columns the primary keys of this source's
 // items are built from, in query order: the values an old version of a
 // row must carry to name the items it had.

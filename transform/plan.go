@@ -52,6 +52,9 @@ type Source struct {
 	Query    extract.Query
 	Entities []*entityPlan
 	keyIdx   []int // positions of the order-by columns in the row
+	// joinOf and embedOf name the entity each of Query's joins and embeds
+	// is for.
+	joinOf, embedOf []string
 
 	fixups []fixup
 }
@@ -200,6 +203,7 @@ func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping
 		return nil, err
 	}
 	for _, em := range e.Embeds {
+		s.embedOf = append(s.embedOf, e.Name)
 		emp, err := s.compileEmbed(em, cat)
 		if err != nil {
 			return nil, err
@@ -222,6 +226,7 @@ func (s *Source) compileCopies(ep *entityPlan, copies []*mapping.Copy, rel int, 
 			j.On = append(j.On, extract.JoinOn{Column: jp.Column, Ref: rel, RefColumn: jp.Other})
 		}
 		s.Query.Joins = append(s.Query.Joins, j)
+		s.joinOf = append(s.joinOf, ep.e.Name)
 		idx := len(s.Query.Joins) - 1
 		for _, a := range cp.Attributes {
 			ap := &attrPlan{a: *a}
