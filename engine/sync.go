@@ -393,6 +393,11 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	if res.Load, err = initialLoad(ctx, cfg, snapshot, res.Slot.SlotCreated, log); err != nil {
 		return res, err
 	}
+	// The table may have changed since the load (a resumed sync): it must
+	// still exist and fit the mapping.
+	if _, err := (&tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig()}).Open(ctx); err != nil {
+		return res, err
+	}
 	// The stream renders items with the shard counts the load used.
 	st, err := checkpoint.Load(cfg.StateFile)
 	if err != nil {
