@@ -212,6 +212,9 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, res.Final.Confirmed, again, dropCmd)
 	}
 	if errors.Is(err, engine.ErrInterrupted) {
+		if res != nil && res.Load != nil && res.Load.Status != engine.StatusComplete {
+			return interruptedError{errors.New("sync interrupted during the initial load; run it again to resume the load, then stream")}
+		}
 		return interruptedError{errors.New("sync interrupted; every change up to the confirmed position is in the table")}
 	}
 	return err
