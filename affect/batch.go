@@ -318,6 +318,7 @@ func (b *Batch) Resolve(ctx context.Context, q Querier, maxFanout int) (*Result,
 	}
 	puts := map[string]transform.Item{}
 	var order []string
+	var gone []transform.Item
 	for _, src := range b.g.plan.Sources {
 		rows := b.rows[src]
 		if rows == nil {
@@ -340,12 +341,26 @@ func (b *Batch) Resolve(ctx context.Context, q Querier, maxFanout int) (*Result,
 				}
 				puts[k] = it
 			}
+			// An entity whose where clause no longer accepts the row has
+			// an item to delete, at the key the row gives it.
+			keys, _ := src.ItemKeys(row)
+			gone = append(gone, keys...)
 		}
 	}
 	for _, k := range order {
 		res.Puts = append(res.Puts, puts[k])
 	}
 	dels := map[string]bool{}
+	del := func(it transform.Item) {
+		k := itemKey(b.g.plan.Mapping, it)
+		if _, put := puts[k]; !put && !dels[k] {
+			dels[k] = true
+			res.Deletes = append(res.Deletes, it)
+		}
+	}
+	for _, it := range gone {
+		del(it)
+	}
 	for _, src := range b.g.plan.Sources {
 		old := b.old[src]
 		if old == nil {
@@ -362,11 +377,7 @@ func (b *Batch) Resolve(ctx context.Context, q Querier, maxFanout int) (*Result,
 			}
 			keys, _ := src.ItemKeys(row) // a key that cannot be built named no item
 			for _, it := range keys {
-				k := itemKey(b.g.plan.Mapping, it)
-				if _, put := puts[k]; !put && !dels[k] {
-					dels[k] = true
-					res.Deletes = append(res.Deletes, it)
-				}
+				del(it)
 			}
 		}
 	}

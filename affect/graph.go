@@ -181,6 +181,19 @@ func directKey(key, refs []string) []int {
 // publication must hold.
 func (g *Graph) Tables() []replicate.Table { return slices.Clone(g.tables) }
 
+// Unsupported lists what of the mapping a stream cannot keep right: table
+// keys built from copied columns. A change of the parent row would move
+// the items to other keys, and the stream cannot know the old ones.
+func (g *Graph) Unsupported() []error {
+	var out []error
+	for _, src := range g.plan.Sources {
+		for _, d := range src.CopiedKeyColumns() {
+			out = append(out, fmt.Errorf("%s, a copied column: a change of that parent row would move the items to other keys, and sync cannot know the old ones; build table keys from the entity's own columns (copied columns may go in index keys), or migrate with run", d))
+		}
+	}
+	return out
+}
+
 // Requirement is what the old version of a table's rows must carry
 // (its replica identity) for deletes and key changes to be applied.
 type Requirement struct {

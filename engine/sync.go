@@ -264,7 +264,7 @@ func compileForStream(ctx context.Context, conn *pgx.Conn, m *mapping.Mapping) (
 // replicationProblems are the reasons the source cannot feed a stream:
 // wal_level, and every table whose replica identity lacks columns.
 func replicationProblems(ctx context.Context, conn *pgx.Conn, g *affect.Graph) ([]error, error) {
-	var problems []error
+	problems := g.Unsupported()
 	if err := replicate.CheckWALLevel(ctx, conn); err != nil {
 		if !errors.Is(err, replicate.ErrNotLogical) {
 			return nil, err

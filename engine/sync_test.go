@@ -13,6 +13,7 @@ import (
 	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/seed"
+	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
@@ -200,6 +201,81 @@ func TestSyncStopsOnWhatItCannotApplySafely(t *testing.T) {
 	}
 	if res.Final.ItemsDeleted < int64(lines) {
 		t.Errorf("deleted %d items; want every order line", res.Final.ItemsDeleted)
+	}
+	e.verify(t)
+}
+
+const whereSchema = `
+CREATE TABLE regions (region_id int PRIMARY KEY, name text NOT NULL, active boolean NOT NULL);
+CREATE TABLE jobs (job_id int PRIMARY KEY, region_id int REFERENCES regions, title text NOT NULL, end_date date);
+INSERT INTO regions VALUES (1, 'north', true), (2, 'south', true);
+INSERT INTO jobs SELECT i, 1 + i % 2, 'job ' || i, CASE WHEN i % 3 = 0 THEN date '2020-01-01' END FROM generate_series(1, 30) i;
+`
+
+const whereMapping = `table: Jobs
+keys: { partition: PK, sort: SK }
+entities:
+  CurrentJob:                    # only open jobs of active regions
+    from: jobs
+    where: "end_date IS NULL AND regions.active"
+    key: { pk: "JOB#{job_id}", sk: "CURRENT" }
+    attributes: { title: title }
+    copy:
+      - from: regions
+        join: { region_id: region_id }
+        attributes: { region: name }
+`
+
+// TestSyncFollowsWhereClauses: a row that an entity's where clause stops
+// accepting, by a change of its own columns or of the parent row it
+// copies from, loses its item; one it starts accepting gains it.
+func TestSyncFollowsWhereClauses(t *testing.T) {
+	pg := migratetest.PostgresURL(t)
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, whereSchema); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Parse("jobs.yaml", []byte(whereMapping))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &syncEnv{pg: pg, conn: conn}
+	e.cfg = engine.SyncConfig{
+		Mapping: m, Postgres: pg, DynamoDB: migratetest.DynamoDBClient(t, migratetest.DynamoDBEndpoint(t)),
+		Table: migratetest.TableName(t, "jobs"), CreateTable: true, StateFile: filepath.Join(t.TempDir(), "state.json"),
+		UntilCaughtUp: true,
+	}
+	t.Cleanup(func() {
+		c := e.cfg.WithDefaults()
+		if _, err := engine.DropSync(context.Background(), engine.DropSyncConfig{Postgres: pg, Slot: c.Slot, Publication: c.Publication}); err != nil {
+			t.Errorf("drop sync: %v", err)
+		}
+	})
+	if _, err := engine.Sync(ctx, e.cfg); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	e.verify(t)
+	e.exec(t, `
+		UPDATE jobs SET end_date = date '2024-01-01' WHERE job_id = 1;  -- closed: its item goes
+		UPDATE jobs SET end_date = NULL WHERE job_id = 3;               -- reopened: its item comes
+		UPDATE regions SET active = false WHERE region_id = 2;          -- every open job of the south goes
+	`)
+	res, err := engine.Sync(ctx, e.cfg)
+	if err != nil {
+		t.Fatalf("second sync: %v", err)
+	}
+	if res.Final.ItemsDeleted < 9 {
+		t.Errorf("%d items deleted; want the closed job's and the south's open jobs'", res.Final.ItemsDeleted)
+	}
+	e.verify(t)
+	e.exec(t, `UPDATE regions SET active = true WHERE region_id = 2`)
+	if _, err := engine.Sync(ctx, e.cfg); err != nil {
+		t.Fatalf("third sync: %v", err)
 	}
 	e.verify(t)
 }

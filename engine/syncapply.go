@@ -164,7 +164,7 @@ func (a *applier) apply(ctx context.Context) error {
 // and writes the result.
 func (a *applier) round(ctx context.Context) error {
 	var res *affect.Result
-	err := a.inSnapshot(ctx, a.xids, func(tx pgx.Tx) error {
+	err := a.inSnapshot(ctx, a.xids, func(tx *extract.Snapshot) error {
 		var err error
 		res, err = a.batch.Resolve(ctx, tx, a.maxFanout())
 		return err
@@ -243,7 +243,7 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 // xids. A transaction is sent once its commit record is in the WAL, which
 // can be a moment before it is visible to new snapshots: a read then would
 // miss the change, and nothing later would repair it.
-func (a *applier) inSnapshot(ctx context.Context, xids []uint32, f func(pgx.Tx) error) error {
+func (a *applier) inSnapshot(ctx context.Context, xids []uint32, f func(*extract.Snapshot) error) error {
 	wait := time.Millisecond
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -252,11 +252,11 @@ func (a *applier) inSnapshot(ctx context.Context, xids []uint32, f func(pgx.Tx) 
 			return err
 		}
 		var text string
-		err = snap.Tx().QueryRow(ctx, "SELECT pg_current_snapshot()::text").Scan(&text)
+		err = scanOne(ctx, snap, "SELECT pg_current_snapshot()::text", &text)
 		if err == nil {
 			var ok bool
 			if ok, err = sees(text, xids); err == nil && ok {
-				err = f(snap.Tx())
+				err = f(snap)
 				_ = snap.Close(context.WithoutCancel(ctx))
 				return err
 			}
@@ -409,7 +409,7 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 		return err
 	}
 	a.deletes.Add(int64(len(dels)))
-	return a.inSnapshot(ctx, []uint32{m.Xid}, func(tx pgx.Tx) error {
+	return a.inSnapshot(ctx, []uint32{m.Xid}, func(tx *extract.Snapshot) error {
 		var items []load.Item
 		flush := func() error {
 			err := a.write(ctx, items)
@@ -438,4 +438,24 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 		}
 		return flush()
 	})
+}
+
+// scanOne reads the one value of a one-row query inside the snapshot.
+func scanOne(ctx context.Context, snap *extract.Snapshot, sql string, dst any) error {
+	rows, err := snap.Query(ctx, sql)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return pgx.ErrNoRows
+	}
+	if err := rows.Scan(dst); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
 }

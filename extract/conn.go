@@ -99,6 +99,9 @@ func (s *Snapshot) Catalog(ctx context.Context, schemas []string) (*Catalog, err
 	return ReadCatalog(ctx, s.tx, schemas)
 }
 
-// Tx is the snapshot's transaction, for reads this package does not
-// offer (catalog details, fan-out lookups of a replication stream).
-func (s *Snapshot) Tx() pgx.Tx { return s.tx }
+// Query runs a query inside the snapshot, so that a caller's own SQL sees
+// the same data as the rows read through it. The transaction is read
+// only: a statement that writes fails.
+func (s *Snapshot) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return s.tx.Query(ctx, sql, args...)
+}

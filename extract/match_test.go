@@ -83,7 +83,7 @@ func TestValuesDecodeAsRowsRead(t *testing.T) {
 		tuples = append(tuples, tuple)
 	}
 	i := 0
-	for r, err := range extract.Values(t.Context(), snap.Tx(), tb.Columns, tuples) {
+	for r, err := range extract.Values(t.Context(), snap, tb.Columns, tuples) {
 		if err != nil {
 			t.Fatal(err)
 		}

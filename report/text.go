@@ -94,6 +94,12 @@ func Text(w io.Writer, p *Plan, opt TextOptions) error {
 	s := p.Summary
 	t.heading(fmt.Sprintf("Plan: %s → table %s", p.Mapping, p.Table.Name))
 	t.printf("  %s\n", readsLine(p.Table, p.Reads))
+	if c := p.Table.Create; c != nil {
+		t.printf("  migrate run needs --create-table, which creates it on demand (%s):\n", c.Billing)
+		for _, line := range tableCreateLines(c) {
+			t.printf("    %s\n", line)
+		}
+	}
 	t.printf("\n  %s expected:  %s   %s   %s   %s\n",
 		plural(s.Expected, "item"),
 		t.paint(ansiGreen, "+ "+count(s.Create)+" create"),
@@ -198,8 +204,12 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 	}
 	add("duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5))))
 	for _, ix := range c.Indexes {
-		add(ix.Index, fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
-			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method))
+		line := fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
+			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method)
+		if s := ix.Saving(); s != "" {
+			line += "; " + s
+		}
+		add(ix.Index, line)
 	}
 	for i, sh := range c.Shards {
 		k := ""
@@ -367,7 +377,11 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 		t.printf("  %s ignored.\n", foreign(s.Foreign))
 	}
 	t.printf("\n")
+	// The plan's table style: names left, counts right with thousands
+	// separators, a TOTAL row.
 	rows := [][]string{{"ENTITY", "EXPECTED", "ACTUAL", "VERDICT", "CONTENT HASH (expected ≠ actual)"}}
+	var expected, actual int64
+	allMatch := true
 	for _, e := range v.Entities {
 		verdict, hash := "ok", shortHash(e.ExpectedHash)
 		if !e.Match {
@@ -375,7 +389,15 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 			hash += " ≠ " + shortHash(e.ActualHash)
 		}
 		rows = append(rows, []string{e.Entity, count(e.Expected), count(e.Actual), verdict, hash})
+		expected += e.Expected
+		actual += e.Actual
+		allMatch = allMatch && e.Match
 	}
+	total := "ok"
+	if !allMatch {
+		total = "DIFFERENT"
+	}
+	rows = append(rows, []string{"TOTAL", count(expected), count(actual), total, ""})
 	t.table("  ", "lrrll", rows)
 	t.printf("\n")
 	if !v.Identical {
@@ -405,4 +427,25 @@ func foreign(n int64) string {
 		return "1 item of another entity in the table was"
 	}
 	return count(n) + " items of other entities in the table were"
+}
+
+// tableCreateLines describes a table to create, a line for its keys and
+// one per index.
+func tableCreateLines(c *TableCreate) []string {
+	keys := func(ks []KeyAttribute) string {
+		var parts []string
+		for _, k := range ks {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", k.Role, k.Name, k.Type))
+		}
+		return strings.Join(parts, ", ")
+	}
+	out := []string{"table keys: " + keys(c.Keys)}
+	for _, ix := range c.Indexes {
+		proj := ix.Projection
+		if len(ix.NonKeyAttributes) > 0 {
+			proj += " " + strings.Join(ix.NonKeyAttributes, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s index %s: %s; projection %s", ix.Kind, ix.Name, keys(ix.Keys), proj))
+	}
+	return out
 }

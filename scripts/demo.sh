@@ -21,8 +21,8 @@ step "Building bin/migrate"
 go build -o bin/migrate ./cmd/migrate
 
 step "Source: bookstore schema and deterministic sample data (scale $SCALE)"
-bin/migrate schema up --pg "$PG"
-bin/migrate seed --pg "$PG" --scale "$SCALE" --replace
+bin/migrate sample schema up --pg "$PG"
+bin/migrate sample seed --pg "$PG" --scale "$SCALE" --replace
 
 step "Validating testdata/bookstore.yaml against the source catalog"
 bin/migrate validate --mapping testdata/bookstore.yaml --pg "$PG"

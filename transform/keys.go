@@ -1,6 +1,8 @@
 package transform
 
 import (
+	"fmt"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/extract"
@@ -29,7 +31,7 @@ func (s *Source) KeyColumns() []string {
 	for _, ep := range s.Entities {
 		for _, kp := range []keyPlan{ep.pk, ep.sk} {
 			for _, pos := range kp.cols {
-				if pos >= 0 {
+				if pos >= 0 && pos < len(used) {
 					used[pos] = true
 				}
 			}
@@ -63,12 +65,12 @@ func (s *Source) ItemKeys(row extract.Row) ([]Item, []*RowError) {
 			if k.kp.t == nil {
 				continue
 			}
-			txt, _, err := ep.renderKey(s, row, key, k.kp, k.attr, nil)
+			av, _, err := ep.renderKey(s, row, key, k.kp, k.attr, nil)
 			if err != nil {
 				failed = err
 				break
 			}
-			attrs[k.attr] = &types.AttributeValueMemberS{Value: txt}
+			attrs[k.attr] = av
 		}
 		if failed != nil {
 			errs = append(errs, failed)
@@ -77,4 +79,33 @@ func (s *Source) ItemKeys(row extract.Row) ([]Item, []*RowError) {
 		items = append(items, Item{Entity: ep.e.Name, Table: ep.tableName, SourceKey: key, Attrs: attrs})
 	}
 	return items, errs
+}
+
+// CopiedKeyColumns describes the copied (joined) columns the primary keys
+// of this source's items are built from, as "Entity key.pk reads
+// schema.table.column": a change of such a parent row moves items to
+// other keys.
+func (s *Source) CopiedKeyColumns() []string {
+	var out []string
+	for _, ep := range s.Entities {
+		for _, k := range []struct {
+			kp   keyPlan
+			name string
+		}{{ep.pk, "key.pk"}, {ep.sk, "key.sk"}} {
+			for _, pos := range k.kp.cols {
+				if pos < len(s.Query.Columns) {
+					continue
+				}
+				rel := pos - len(s.Query.Columns)
+				for _, j := range s.Query.Joins {
+					if rel < len(j.Columns) {
+						out = append(out, fmt.Sprintf("%s %s reads %s.%s.%s", ep.e.Name, k.name, j.Schema, j.Table, j.Columns[rel].Name))
+						break
+					}
+					rel -= len(j.Columns)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -19,7 +19,7 @@ type validateOpts struct {
 func newValidateCmd(g *globals) *cobra.Command {
 	var o validateOpts
 	cmd := &cobra.Command{
-		Use:   "validate --mapping FILE [--pg URL]",
+		Use:   "validate [MAPPING] [--pg URL]",
 		Short: "Check a mapping file, and with --pg against the live source catalog",
 		Long: `validate parses the mapping file and reports every problem at once as
 file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
@@ -29,9 +29,12 @@ collide. It also checks what sync needs of the source: wal_level = logical, and
 replica identities that carry the columns deletes and key changes need (each
 problem prints the ALTER statement that fixes it); those are notes, or errors
 with --for-sync. It reads only the catalog and writes nothing. Exit code 2 when
-the mapping has problems.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+the mapping has problems. Warnings (a key template reading a nullable column,
+whose NULL rows a run would reject) are printed but do not fail it.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
@@ -44,14 +47,19 @@ the mapping has problems.`,
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			if err := engine.Validate(cmd.Context(), m, url); err != nil {
+			ws, err := engine.Validate(cmd.Context(), m, url)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog)\n", o.mapping, plural(len(m.Entities), "entity"))
+			// Warnings are advice: printed, never a failure.
+			if ws != nil {
+				fmt.Fprintln(g.stderr, ws.Error())
+			}
+			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, plural(len(m.Entities), "entity"), plural(len(ws), "warning"))
 			return checkForSync(cmd.Context(), g, m, url, o.forSync)
 		},
 	}
-	cmd.Flags().StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
