@@ -84,7 +84,7 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 func newSyncCmd(g *globals) *cobra.Command {
 	var o syncOpts
 	cmd := &cobra.Command{
-		Use:   "sync --mapping FILE --pg URL [--table NAME] [--until-caught-up] [--drop] [flags]",
+		Use:   "sync [MAPPING] --pg URL [--table NAME] [--until-caught-up] [--drop] [flags]",
 		Short: "Keep the table converged with a live source: initial load, then logical replication",
 		Long: `sync creates (or reuses, --slot / --publication) a publication of the mapping's
 source tables and a logical replication slot (pgoutput), loads the table inside
@@ -108,8 +108,10 @@ deletes and key changes need (validate --pg --for-sync checks them).
 
 Exit codes: 0 caught up (--until-caught-up) or dropped, 1 failed, 2 usage or
 mapping or source setup problem, 130 interrupted (run again to continue).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			onlyDrop := o.drop && !o.untilCaughtUp
 			if err := o.validate(onlyDrop); err != nil {
@@ -119,7 +121,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
