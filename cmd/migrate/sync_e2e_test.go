@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -294,18 +295,34 @@ func testSyncKills(t *testing.T, bin, endpoint string) {
 	s.catchUpAndVerify(t, endpoint)
 }
 
-// waitLoaded waits until the state file records a complete initial load,
-// or the process ends.
+// waitLoaded waits until the state file records a complete initial load;
+// if the process ends first, the test fails with its output.
 func waitLoaded(t *testing.T, statePath string, cmd *exec.Cmd) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) && cmd.ProcessState == nil {
+	for time.Now().Before(deadline) {
 		if st, err := checkpoint.Load(statePath); err == nil && st.Complete {
 			return
 		}
+		if exited(cmd) {
+			res := wait(cmd)
+			t.Fatalf("sync ended before its initial load completed: exit %d\n%s", res.code, res.output())
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if cmd.ProcessState == nil {
-		t.Fatalf("the initial load did not complete within 2 minutes")
+	cmd.Process.Kill()
+	res := wait(cmd)
+	t.Fatalf("the initial load did not complete within 2 minutes\n%s", res.output())
+}
+
+// exited reports whether a started process has ended (a zombie no one
+// waited for yet).
+func exited(cmd *exec.Cmd) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+	if err != nil {
+		return true
 	}
+	// pid (comm) state ...: the state follows the last ')'.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
 }
