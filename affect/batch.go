@@ -60,7 +60,7 @@ func (b *Batch) Add(c *replicate.Change) error {
 	if len(edges) == 0 {
 		return nil // a published table no entity reads
 	}
-	if err := b.checkIdentity(c.Rel, edges); err != nil {
+	if err := b.checkIdentity(c.Rel); err != nil {
 		return err
 	}
 	ci := len(b.changes)
@@ -128,25 +128,21 @@ func (b *Batch) set(m map[*transform.Source]*tuples, src *transform.Source) *tup
 }
 
 // checkIdentity fails when the relation's replica identity, as the stream
-// describes it, lacks columns the edges need in old versions: the table
-// was altered after the stream started.
-func (b *Batch) checkIdentity(rel *replicate.Relation, edges []*edge) error {
+// describes it, lacks columns old versions must carry: the table was
+// altered after the stream started.
+func (b *Batch) checkIdentity(rel *replicate.Relation) error {
 	if err, ok := b.checked[rel]; ok {
 		return err
 	}
 	var err error
-	if rel.Identity != 'f' {
+	if r, ok := b.g.required[rel.Table]; ok && rel.Identity != 'f' {
 		id := extract.Identity{Mode: identityMode(rel.Identity)}
 		for _, c := range rel.Columns {
 			if c.Key {
 				id.Columns = append(id.Columns, c.Name)
 			}
 		}
-		for _, r := range b.g.Requirements() {
-			if r.Table == rel.Table {
-				err = r.Check(id)
-			}
-		}
+		err = r.Check(id)
 	}
 	b.checked[rel] = err
 	return err

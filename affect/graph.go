@@ -40,6 +40,8 @@ type Graph struct {
 	// rowKey names, per table, the columns that identify a row in
 	// messages (its primary key).
 	rowKey map[replicate.Table][]string
+	// required is what each table's old row versions must carry.
+	required map[replicate.Table]Requirement
 }
 
 type edgeKind int
@@ -150,6 +152,10 @@ func New(plan *transform.Plan, cat *mapping.Catalog) (*Graph, error) {
 		}
 	}
 	g.tables = replicate.SortTables(g.tables)
+	g.required = map[replicate.Table]Requirement{}
+	for _, r := range g.Requirements() {
+		g.required[r.Table] = r
+	}
 	return g, nil
 }
 

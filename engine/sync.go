@@ -362,7 +362,7 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&dbName); err != nil {
 		return nil, fmt.Errorf("sync: %w", err)
 	}
-	slot, err := replicate.ReadSlot(ctx, conn, cfg.Slot)
+	slot, err := readIdleSlot(ctx, conn, cfg.Slot, log)
 	if err != nil {
 		return nil, err
 	}
@@ -420,6 +420,29 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
 	cfg.Observer.Status(res.Final)
 	return res, err
+}
+
+// slotReleaseWait is how long Sync waits for the server to release a slot
+// still held by a stream whose client died (a sync killed a moment ago):
+// the server notices the closed connection soon, but not at once.
+const slotReleaseWait = 15 * time.Second
+
+// readIdleSlot reads the slot, waiting up to slotReleaseWait while it is
+// in use; nil when there is none.
+func readIdleSlot(ctx context.Context, conn *pgx.Conn, name string, log *slog.Logger) (*replicate.Slot, error) {
+	deadline := time.Now().Add(slotReleaseWait)
+	for {
+		slot, err := replicate.ReadSlot(ctx, conn, name)
+		if err != nil || slot == nil || !slot.Active || time.Now().After(deadline) {
+			return slot, err
+		}
+		log.Info("the slot is in use; waiting for the server to release it", "slot", name, "pid", slot.ActivePID)
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, kinded(ErrInterrupted, ctx.Err())
+		}
+	}
 }
 
 // initialLoad loads the table, unless the state file says this slot's
