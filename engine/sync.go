@@ -431,12 +431,14 @@ const slotReleaseWait = 15 * time.Second
 // in use; nil when there is none.
 func readIdleSlot(ctx context.Context, conn *pgx.Conn, name string, log *slog.Logger) (*replicate.Slot, error) {
 	deadline := time.Now().Add(slotReleaseWait)
-	for {
+	for waited := false; ; waited = true {
 		slot, err := replicate.ReadSlot(ctx, conn, name)
 		if err != nil || slot == nil || !slot.Active || time.Now().After(deadline) {
 			return slot, err
 		}
-		log.Info("the slot is in use; waiting for the server to release it", "slot", name, "pid", slot.ActivePID)
+		if !waited {
+			log.Info("the slot is in use; waiting for the server to release it", "slot", name, "pid", slot.ActivePID)
+		}
 		select {
 		case <-time.After(250 * time.Millisecond):
 		case <-ctx.Done():
