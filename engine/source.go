@@ -52,6 +52,7 @@ type source struct {
 	plan *transform.Plan
 	snap *extract.Snapshot
 	conn *pgx.Conn
+	cat  *mapping.Catalog
 	// shards holds the computed "count: auto" shard counts and their inputs.
 	shards []ShardCount
 }
@@ -93,6 +94,7 @@ func openSourceIn(ctx context.Context, m *mapping.Mapping, pgURL, snapshot strin
 		src.close(ctx)
 		return nil, err
 	}
+	src.cat = cat
 	if src.plan, err = transform.Compile(m, cat); err != nil {
 		src.close(ctx)
 		return nil, err

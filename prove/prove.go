@@ -64,8 +64,12 @@ type Config struct {
 	Missing int
 	// Shards gives the shard count of a sharded index by index name, for
 	// a count: auto that the run computed. Default: fixed counts from the
-	// mapping, and auto counts computed from the source the way run does.
+	// mapping, and AutoShards.
 	Shards map[string]int
+	// AutoShards are the "count: auto" shard counts by entity and index,
+	// as the run computed them (engine.Prove fills them in from the
+	// source, the way Run computes them).
+	AutoShards map[[2]string]int
 	// ConsistentRead asks the table and local indexes with strongly
 	// consistent reads (global indexes have none). Default false.
 	ConsistentRead bool
@@ -239,7 +243,7 @@ func Prove(ctx context.Context, db Querier, ddb DynamoDB, cfg Config) (*Result, 
 	if len(patterns) == 0 {
 		return nil, ErrNoPatterns
 	}
-	shards, err := shardCounts(ctx, db, cfg, patterns)
+	shards, err := shardCounts(cfg, patterns)
 	if err != nil {
 		return nil, err
 	}

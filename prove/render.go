@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/pgdynamo/migrate/report"
 )
 
 // outcome is a pattern's one-word verdict.
@@ -70,8 +71,8 @@ func sampleNote(p PatternResult) string {
 // WriteText writes the result for a terminal.
 func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "prove: table %s, %s, up to %d parameter sets each (seed %d)\n\n", r.Table, patternsWord(len(r.Patterns)), r.Samples, r.Seed)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATTERN\tOPERATION\tTRIED\tOF\tMISSING\tMATCHED\tMISMATCHED\tSKIPPED\tITEMS\tRESULT\t")
+	rows := [][]string{{"PATTERN", "OPERATION", "TRIED", "OF", "MISSING", "MATCHED", "MISMATCHED", "SKIPPED", "ITEMS", "RESULT"}}
+	n := func(v int) string { return report.Count(int64(v)) }
 	for _, p := range r.Patterns {
 		op := p.Operation
 		if p.Index != "" {
@@ -80,9 +81,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		if p.Shards > 0 {
 			op += fmt.Sprintf(" x%d shards", p.Shards)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t\n", p.Name, op, p.Tried, sampleNote(p), p.Missing, p.Matched, p.Mismatched, p.Skipped, p.Items, p.outcome())
+		rows = append(rows, []string{p.Name, op, n(p.Tried), sampleNote(p), n(p.Missing), n(p.Matched), n(p.Mismatched), n(p.Skipped), report.Count(p.Items), p.outcome()})
 	}
-	if err := tw.Flush(); err != nil {
+	// The table style of plan, verify and run.
+	if err := report.WriteTable(w, "", "llrlrrrrrl", rows); err != nil {
 		return err
 	}
 	for _, p := range r.Patterns {

@@ -449,3 +449,16 @@ func tableCreateLines(c *TableCreate) []string {
 	}
 	return out
 }
+
+// WriteTable renders rows as the plan and verify tables are rendered: columns
+// aligned by runes, two spaces apart, the first len(align) columns aligned
+// as align says ('l' left, 'r' right) and the others right-aligned. Other
+// commands' tables (run's summary) use it so that all look alike.
+func WriteTable(w io.Writer, indent, align string, rows [][]string) error {
+	t := &tw{w: w}
+	t.table(indent, align, rows)
+	return t.err
+}
+
+// Count formats an integer with thousands separators, as the reports do.
+func Count(n int64) string { return count(n) }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/mapdoc"
-	"github.com/pgdynamo/migrate/prove"
 )
 
 func init() { register(newDocsCmd) }
@@ -44,14 +43,13 @@ shard count from the source, as run does. It writes nothing else.`,
 			}
 			var opts mapdoc.Options
 			if url := pgURL(o.pg); url != "" {
-				ctx := cmd.Context()
-				snap, cat, done, err := openCheckedSnapshot(ctx, m, url)
+				counts, err := engine.ShardCounts(cmd.Context(), m, url)
 				if err != nil {
 					return err
 				}
-				defer done()
-				if opts.ShardCounts, err = prove.AutoShardCounts(ctx, snap, m, cat); err != nil {
-					return err
+				opts.ShardCounts = map[[2]string]int{}
+				for _, c := range counts {
+					opts.ShardCounts[[2]string{c.Entity, c.Index}] = c.Inputs.Count
 				}
 			}
 			var buf bytes.Buffer

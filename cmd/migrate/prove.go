@@ -1,20 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/prove"
 )
 
@@ -109,11 +105,6 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if len(m.AccessPatterns) == 0 {
 		return usagef("prove: %s declares no accessPatterns", o.mapping)
 	}
-	snap, cat, done, err := openCheckedSnapshot(ctx, m, o.pg)
-	if err != nil {
-		return err
-	}
-	defer done()
 	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger})
 	if err != nil {
 		return err
@@ -122,13 +113,10 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if missing == 0 {
 		missing = -1 // none
 	}
-	cfg := prove.Config{Mapping: m, Catalog: cat, Table: o.table, Patterns: o.patterns, Samples: o.samples, Seed: o.seed,
+	cfg := prove.Config{Mapping: m, Table: o.table, Patterns: o.patterns, Samples: o.samples, Seed: o.seed,
 		Missing: missing, Shards: shards, ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
-	if err := cfg.WithDefaults().Validate(); err != nil {
-		return usageError{err}
-	}
-	g.logger.Info("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", o.samples)
-	res, err := prove.Prove(ctx, snap, client, cfg)
+	g.logger.Debug("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", o.samples)
+	res, err := engine.Prove(ctx, engine.ProveConfig{Config: cfg, Postgres: o.pg, DynamoDB: client})
 	if err != nil {
 		return err
 	}
@@ -156,44 +144,4 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 		}
 	}
 	return errors.New("prove: " + res.Summary()) // nothing to try: not proven, not different
-}
-
-// openCheckedSnapshot opens the read-only snapshot prove and docs read the
-// source through, and checks the mapping against its catalog (problems
-// come back as mapping.Diagnostics). done ends the snapshot.
-func openCheckedSnapshot(ctx context.Context, m *mapping.Mapping, url string) (*extract.Snapshot, *mapping.Catalog, func(), error) {
-	conn, err := extract.Connect(ctx, url)
-	if errors.Is(err, extract.ErrBadURL) {
-		return nil, nil, nil, usageError{err}
-	}
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	snap, err := extract.Begin(ctx, conn)
-	if err != nil {
-		conn.Close(context.WithoutCancel(ctx))
-		return nil, nil, nil, err
-	}
-	done := func() {
-		ctx := context.WithoutCancel(ctx)
-		_ = snap.Close(ctx)
-		_ = conn.Close(ctx)
-	}
-	var schemas []string
-	for _, e := range m.Entities {
-		if !slices.Contains(schemas, e.Schema) {
-			schemas = append(schemas, e.Schema)
-		}
-	}
-	cat, err := snap.Catalog(ctx, schemas)
-	if err == nil {
-		if ds := mapping.Check(m, cat); ds != nil {
-			err = ds
-		}
-	}
-	if err != nil {
-		done()
-		return nil, nil, nil, err
-	}
-	return snap, cat, done, nil
 }
