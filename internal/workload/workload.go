@@ -188,9 +188,14 @@ func some(ctx context.Context, tx pgx.Tx, r *rand.Rand, sql string) (int64, erro
 	if hi == 0 {
 		return 0, errNothing
 	}
-	var id int64
-	err := tx.QueryRow(ctx, "SELECT min(k) FROM ("+sql+") AS s(k) WHERE k >= $1", lo+r.Int64N(hi-lo+1)).Scan(&id)
-	return id, err
+	var id *int64
+	if err := tx.QueryRow(ctx, "SELECT min(k) FROM ("+sql+") AS s(k) WHERE k >= $1", lo+r.Int64N(hi-lo+1)).Scan(&id); err != nil {
+		return 0, err
+	}
+	if id == nil {
+		return 0, errNothing // another worker deleted the rows past the point
+	}
+	return *id, nil
 }
 
 var cities = []string{"Lisboa", "Porto", "Zürich", "Kraków", "Nagoya", "Québec", "Austin", "Tromsø"}
