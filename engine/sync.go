@@ -412,6 +412,9 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	}
 	stream, err := replicate.Start(ctx, repl, replicate.StreamConfig{Slot: cfg.Slot, Publication: cfg.Publication, Start: slot.ConfirmedFlush})
 	if err != nil {
+		if ctx.Err() != nil {
+			return res, kinded(ErrInterrupted, errors.New("sync interrupted before streaming"))
+		}
 		return res, err
 	}
 	log.Info("streaming", "slot", cfg.Slot, "from", slot.ConfirmedFlush.String())

@@ -74,12 +74,16 @@ func (a *applier) run(ctx context.Context) error {
 		defer t.Stop()
 		check = t.C
 	}
+	// A round, once begun, runs to its end even when ctx ends: its
+	// position is then confirmed, and a restart repeats less. ctx only
+	// stops the loop between rounds.
+	work := context.WithoutCancel(ctx)
 	for {
 		select {
 		case <-ctx.Done():
-			// Finish what was received whole: the round is applied and
+			// Finish what was received: the round is applied and
 			// confirmed, so that a restart repeats less.
-			err := a.apply(context.WithoutCancel(ctx))
+			err := a.apply(work)
 			return errors.Join(kinded(ErrInterrupted, fmt.Errorf("sync interrupted")), err)
 		case err := <-streamErr:
 			streamErr <- err // for the deferred wait
@@ -87,20 +91,20 @@ func (a *applier) run(ctx context.Context) error {
 		case <-status.C:
 			a.cfg.Observer.Status(a.status(ctx, false))
 		case <-check:
-			if err := a.checkCaughtUp(ctx); err != nil {
+			if err := a.checkCaughtUp(work); err != nil {
 				return err
 			}
 			if a.caughtUp {
 				return nil
 			}
 		case m := <-msgs:
-			if err := a.handle(ctx, m); err != nil {
+			if err := a.handle(work, m); err != nil {
 				return err
 			}
 			// Apply once the batch is full, or when nothing more is
 			// waiting: rounds grow with the load and stay small when idle.
 			if a.batch.Len() >= a.cfg.MaxBatch || (len(msgs) == 0 && (a.batch.Len() > 0 || a.pending > a.confirmed)) {
-				if err := a.apply(ctx); err != nil {
+				if err := a.apply(work); err != nil {
 					return err
 				}
 			}
