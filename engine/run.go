@@ -288,6 +288,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if target == nil {
 		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
 	}
+	if err := startTarget(ctx, target, src, prev, cfg.Fresh); err != nil {
+		return nil, err
+	}
 	info, err := target.Open(ctx)
 	if err != nil {
 		return nil, err
