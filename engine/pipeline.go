@@ -25,6 +25,9 @@ type runner struct {
 	// stopReading ends the read side of the pipeline (fail mode: on the
 	// first refused item).
 	stopReading func(error)
+	// read, when set, replaces reading the database: it sends the items
+	// of another source (an export's files, see runExport).
+	read func(ctx context.Context, out chan<- load.Item) error
 	// stats by entity, in read order, and the entities of each source table.
 	stats    map[string]*entityStats
 	order    []*entityStats
@@ -58,6 +61,10 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 	var producer sync.WaitGroup
 	producer.Go(func() {
 		defer close(items)
+		if r.read != nil {
+			produceErr = r.read(readCtx, items)
+			return
+		}
 		produceErr = r.produce(readCtx, toRead, after, items)
 	})
 	var saveErr error

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
@@ -51,6 +52,11 @@ type RunConfig struct {
 	// Target replaces the DynamoDB table as the place items go (DynamoDB,
 	// Table, CreateTable and Writer are then unused).
 	Target Target
+	// Export, when set, is read instead of the database (Postgres is then
+	// unused): the items of an export (package export) are loaded with the
+	// same checks, checkpoints (per file and line), rejects and resume.
+	// The mapping must be the one the export was made with.
+	Export ExportSource
 
 	// OnError is OnErrorFail (default) or OnErrorReject.
 	OnError string
@@ -113,7 +119,7 @@ func (c RunConfig) Validate() error {
 	if c.Mapping == nil {
 		bad("run: a mapping is required")
 	}
-	if c.Postgres == "" {
+	if c.Postgres == "" && c.Export == nil {
 		bad("run: a source database URL is required")
 	}
 	if c.Target == nil && c.DynamoDB == nil {
@@ -269,6 +275,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Export != nil {
+		return runExport(ctx, cfg, start)
+	}
 	m, log := cfg.Mapping, cfg.Logger
 	reject := cfg.OnError == OnErrorReject
 
@@ -288,7 +297,10 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if target == nil {
 		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
 	}
-	if err := startTarget(ctx, target, src, prev, cfg.Fresh); err != nil {
+	// A Starter's group of acknowledgements and a checkpoint exclude each
+	// other (TargetStart.Atomically).
+	var commits sync.Mutex
+	if err := startTarget(ctx, target, src, prev, cfg.Fresh, &commits); err != nil {
 		return nil, err
 	}
 	info, err := target.Open(ctx)
@@ -354,7 +366,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		log.Info("resuming", "state", cfg.StateFile, "rows done", prev.Rows(), "sources done", len(src.plan.Sources)-len(toRead))
 	}
 	save := func(complete bool) (mark, error) {
+		commits.Lock()
 		mk := r.wm.snapshot()
+		commits.Unlock()
 		if mk.err != nil {
 			return mk, mk.err
 		}
@@ -386,38 +400,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		failure = errors.Join(failure, fmt.Errorf("save checkpoint: %w", err))
 	}
-	complete := failure == nil && mk.complete
 	stopProgress()
-
-	res.fill(r.order, ls, time.Since(start))
-	for _, s := range mk.sources {
-		res.AllRuns.Rows += s.Rows
-		for _, c := range s.Entities {
-			res.AllRuns.Items += c.Items
-			res.AllRuns.Rejects += c.Rejects
-		}
-	}
-	var result error
-	switch {
-	case complete && reject && cfg.MaxRejects >= 0 && res.AllRuns.Rejects > int64(cfg.MaxRejects):
-		result = kinded(ErrTooManyRejects, fmt.Errorf("%s, more than --max-rejects %d allows; see %s", plural(res.AllRuns.Rejects, "reject"), cfg.MaxRejects, cfg.RejectFile))
-		res.Status = StatusComplete
-	case complete:
-		res.Status = StatusComplete
-	case failure == nil && ctx.Err() != nil:
-		result = kinded(ErrInterrupted, fmt.Errorf("run interrupted; progress is saved in %s. Resume with:\n  %s", cfg.StateFile, cfg.ResumeCommand))
-		res.Status = StatusInterrupted
-	default:
-		if failure == nil {
-			failure = errors.New("run ended before every row was written") // not expected: the walk ended without an error
-		}
-		result = fmt.Errorf("%w\nprogress up to the last acknowledged row is saved in %s; after fixing the cause, resume with:\n  %s", failure, cfg.StateFile, cfg.ResumeCommand)
-		res.Status = StatusFailed
-	}
-	if result != nil {
-		res.Error = result.Error()
-	}
-	return res, result
+	return r.result(ctx, res, ls, mk, failure, start)
 }
 
 // reportProgress calls the observer every ProgressEvery until the returned

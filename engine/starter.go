@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
@@ -30,15 +31,23 @@ type TargetStart struct {
 	// SnapshotTime is when the source snapshot of this run began, by the
 	// database's clock.
 	SnapshotTime time.Time
+	// Atomically runs f, which acknowledges a group of items (a committed
+	// file), so that no checkpoint is taken in the middle of it: the state
+	// file then always records whole groups.
+	Atomically func(f func())
 }
 
 // startTarget calls the target's Start, if it has one.
-func startTarget(ctx context.Context, t Target, src *source, prev *checkpoint.State, fresh bool) error {
+func startTarget(ctx context.Context, t Target, src *source, prev *checkpoint.State, fresh bool, commits *sync.Mutex) error {
 	st, ok := t.(Starter)
 	if !ok {
 		return nil
 	}
-	ts := TargetStart{Resumed: prev != nil, Fresh: fresh, Done: map[string]int64{}}
+	ts := TargetStart{Resumed: prev != nil, Fresh: fresh, Done: map[string]int64{}, Atomically: func(f func()) {
+		commits.Lock()
+		defer commits.Unlock()
+		f()
+	}}
 	if prev != nil {
 		for _, s := range prev.Sources {
 			for _, c := range s.Entities {

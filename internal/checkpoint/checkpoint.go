@@ -60,6 +60,11 @@ type State struct {
 	// rows after the positions are read, and rejected, again.
 	RejectFile  string `json:"rejectFile,omitempty"`
 	RejectBytes int64  `json:"rejectBytes,omitempty"`
+	// Export identifies the export a run loads (run --from-export) and
+	// the files it takes; its Sources are then the files, and a position
+	// is the number of the last line done. Empty for a run that reads
+	// the database.
+	Export string `json:"export,omitempty"`
 }
 
 // Shard is the shard count of one index of one entity.
