@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,6 +41,8 @@ type runOpts struct {
 	quiet       bool
 	summaryJSON string
 
+	fromExportOpts // run --from-export (fromexport.go)
+
 	// Set by the command from the flags, not flags themselves.
 	pgFrom        string // where the URL came from: "flag" or the environment variable's name
 	rejectFileSet bool
@@ -52,8 +53,11 @@ func (o *runOpts) validate() error {
 	if o.mapping == "" {
 		return usagef("run: --mapping is required")
 	}
-	if o.pg == "" {
+	if o.pg == "" && o.fromExport == "" {
 		return usagef("run: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	}
+	if err := o.fromExportOpts.validate(); err != nil {
+		return err
 	}
 	if o.concurrency < 1 {
 		return usagef("run: --concurrency must be at least 1")
@@ -114,6 +118,11 @@ are written to a JSON-lines reject file with --on-error reject.
 The DynamoDB client uses the standard AWS configuration (credential chain,
 AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB); --endpoint and --region override it.
 
+--from-export DIR|s3://bucket/prefix loads an export (migrate export) into
+an existing table instead of reading --pg, with the same writer, checks,
+checkpoints (per file and line) and reject file; --files k/N loads only the
+k-th of N disjoint shares of its files, so that N machines load it together.
+
 Exit codes: 0 done, 1 failed (or more rejects than --max-rejects), 2 usage,
 mapping or state-file problem, 130 interrupted (resumable).`,
 		Args: cobra.NoArgs,
@@ -149,6 +158,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.BoolVar(&o.fresh, "fresh", false, "start over, ignoring and overwriting the state file")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the summary as JSON to this file")
+	o.fromExportOpts.register(f)
 	return cmd
 }
 
@@ -158,15 +168,20 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		return err
 	}
 	table := cmp.Or(o.table, m.Table)
-	statePath := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, table+".state.json"))
+	statePath := cmp.Or(o.state, o.defaultState(table))
 	resume := resumeCommand(cmd.Flags(), o.pgFrom, statePath)
 
 	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: o.concurrency, Logger: g.logger})
 	if err != nil {
 		return err
 	}
+	exp, err := o.source(ctx, g, o.region)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(g, o.quiet)
 	cfg := engine.RunConfig{
+		Export:      exp,
 		Mapping:     m,
 		Postgres:    o.pg,
 		DynamoDB:    client,

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -29,6 +30,9 @@ type Server struct {
 	// Fail, if set, is asked about every request before it is served; a
 	// non-zero status is returned instead, e.g. to make uploads fail.
 	Fail atomic.Pointer[func(r *http.Request) int]
+	// Delay is slept before each request is served (nanoseconds), to make
+	// a client slow enough to be killed halfway.
+	Delay atomic.Int64
 }
 
 // Region and credentials the server accepts (it checks none).
@@ -46,6 +50,9 @@ func New(t testing.TB, buckets ...string) *Server {
 	s := &Server{requests: map[string]int{}}
 	h := faker.Server()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d := s.Delay.Load(); d > 0 {
+			time.Sleep(time.Duration(d))
+		}
 		if f := s.Fail.Load(); f != nil {
 			if code := (*f)(r); code != 0 {
 				w.WriteHeader(code)
