@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/diff"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/s3test"
@@ -85,6 +86,9 @@ func TestLineRoundTrip(t *testing.T) {
 	}
 	if sum != want {
 		t.Errorf("line hash %x, verify's hash %x", sum, want)
+	}
+	if got := capacity.ImportLineBytes(item); got != len(line) {
+		t.Errorf("plan counts %d bytes for the line, export writes %d", got, len(line))
 	}
 	back, err := decodeLine(trimLine(line))
 	if err != nil {

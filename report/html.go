@@ -102,6 +102,8 @@ func newPage(p *Plan) *page {
 		{"Write units for creates and changes alone", count(c.WriteUnits.CreatesAndChanges)},
 		{"On-demand cost", dollars(c.EstimatedCostUSD) + " at $" + number(c.PricePerMillionWriteUnits) + " per million write units"},
 		{"Duration", duration(c.EstimatedSeconds) + " at " + number(c.WriteRate) + " items/s (" + count(int64(wps+0.5)) + " write units/s)"},
+		{"Import from S3 instead", importLine(c.Import)},
+		{"Cheaper", cheaperLine(c)},
 	}
 	for _, ch := range p.Changes {
 		pc := pageChange{ItemChange: ch}

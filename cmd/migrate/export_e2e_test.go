@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -62,6 +63,16 @@ func TestExportToS3AndLoad(t *testing.T) {
 	}
 	if !strings.Contains(out, "manifest: s3://exports/bookstore/manifest.json, content hash "+m.ContentHash) {
 		t.Errorf("the output does not name the manifest:\n%s", out)
+	}
+
+	// plan's import path bills exactly the bytes the export wrote.
+	p, _ := planJSON(t, "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table, "--price-per-gb-import", "0.25")
+	ip := p.Capacity.Import
+	if ip.UncompressedBytes != m.UncompressedBytes || ip.PricePerGB != 0.25 || math.Abs(ip.EstimatedCostUSD-float64(m.UncompressedBytes)/(1<<30)*0.25) > 1e-12 {
+		t.Errorf("plan's import path %+v; the export holds %d uncompressed bytes", ip, m.UncompressedBytes)
+	}
+	if want := map[bool]string{true: "import", false: "write"}[ip.EstimatedCostUSD < p.Capacity.EstimatedCostUSD]; p.Capacity.Cheaper != want {
+		t.Errorf("plan says %s is cheaper: writes $%g, import $%g", p.Capacity.Cheaper, p.Capacity.EstimatedCostUSD, ip.EstimatedCostUSD)
 	}
 
 	// Exporting again to the same place needs --fresh.
