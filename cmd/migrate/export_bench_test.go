@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"net/http/httptest"
+
+	"github.com/pgdynamo/migrate/internal/s3test"
+)
+
+// The export benchmarks run the real binary over the seeded bookstore of
+// benchSource (MIGRATE_BENCH_SCALE) and report items/s and peak RSS, to
+// compare with BenchmarkMigrateNullEndpoint: the same source and
+// transform, files instead of BatchWriteItem.
+//
+//	make bench BENCH='Export|MigrateNull'
+
+func BenchmarkExportDir(b *testing.B) {
+	bin, pg := benchSource(b)
+	for _, comp := range []string{"gzip", "zstd", "none"} {
+		b.Run(comp, func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "export")
+			benchExport(b, bin, pg, dir, "--compression", comp)
+		})
+	}
+}
+
+// BenchmarkExportS3 exports to the in-process S3 of the tests (in memory,
+// in the benchmark's process: it takes CPU from the same two cores).
+func BenchmarkExportS3(b *testing.B) {
+	bin, pg := benchSource(b)
+	srv := s3test.New(b, "bench")
+	benchExport(b, bin, pg, "s3://bench/export", "--s3-endpoint", srv.URL, "--s3-path-style")
+}
+
+// BenchmarkLoadExportNullEndpoint loads an export (run --from-export)
+// into the endpoint that acknowledges every batch.
+func BenchmarkLoadExportNullEndpoint(b *testing.B) {
+	bin, pg := benchSource(b)
+	dir := filepath.Join(b.TempDir(), "export")
+	state := filepath.Join(b.TempDir(), "export.state.json")
+	cmd := exec.Command(bin, "export", "--mapping", bookstoreMapping, "--pg", pg, "--to", dir, "--state", state, "--quiet")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("export: %v\n%s", err, out)
+	}
+	var items atomic.Int64
+	null := httptest.NewServer(nullDynamoDB(&items))
+	b.Cleanup(null.Close)
+	benchLoop(b, func() *exec.Cmd {
+		return exec.Command(bin, "run", "--from-export", dir, "--mapping", bookstoreMapping, "--endpoint", null.URL, "--table", "BenchNull",
+			"--quiet", "--fresh", "--state", filepath.Join(b.TempDir(), "load.state.json"))
+	})
+}
+
+func benchExport(b *testing.B, bin, pg, to string, extra ...string) {
+	b.Helper()
+	state := filepath.Join(b.TempDir(), "state.json")
+	benchLoop(b, func() *exec.Cmd {
+		args := append([]string{"export", "--mapping", bookstoreMapping, "--pg", pg, "--to", to, "--quiet", "--fresh", "--state", state}, extra...)
+		return exec.Command(bin, args...)
+	})
+}
+
+// benchLoop runs the command b.N times and reports items/s (from the
+// summary's TOTAL line) and the peak resident memory of the process.
+func benchLoop(b *testing.B, mk func() *exec.Cmd) {
+	b.Helper()
+	var maxRSS, written int64
+	b.ResetTimer()
+	for b.Loop() {
+		cmd := mk()
+		cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=bench", "AWS_SECRET_ACCESS_KEY=bench", "AWS_REGION=us-east-1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%v: %v\n%s", cmd.Args, err, out.String())
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			maxRSS = max(maxRSS, ru.Maxrss) // KiB on Linux
+		}
+		written = totalWritten(b, out.String())
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(written)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	b.ReportMetric(float64(maxRSS)/1024, "peak-RSS-MiB")
+}
