@@ -105,8 +105,6 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 	return ls, r.outcome(ctx, produceErr, writeFatal, saveErr)
 }
 
-const rejectHint = " (rerun with --on-error reject to write bad rows to a reject file and go on)"
-
 // outcome picks the error a run ends with, if any: a bad row in fail mode,
 // a write that could not be done, a read or checkpoint failure. Errors that
 // only follow from the interruption (reading canceled) are not failures.
@@ -120,15 +118,15 @@ func (r *runner) outcome(ctx context.Context, produceErr, writeFatal, saveErr er
 			if len(items) > 1 {
 				more = fmt.Sprintf(" (and %s)", plural(int64(len(items)-1), "more bad row"))
 			}
-			return fmt.Errorf("bad row: %s%s%s", describeItemError(items[0]), more, rejectHint)
+			return &badRow{msg: fmt.Sprintf("bad row: %s%s", describeItemError(items[0]), more), cause: items[0]}
 		}
 		return writeFatal
 	case saveErr != nil:
 		return saveErr
 	case errors.As(produceErr, &re):
-		return fmt.Errorf("bad row: %w%s", re, rejectHint)
+		return &badRow{msg: "bad row: " + re.Error(), cause: re}
 	case errors.As(produceErr, &ie):
-		return fmt.Errorf("bad row: %s%s", describeItemError(ie), rejectHint)
+		return &badRow{msg: "bad row: " + describeItemError(ie), cause: ie}
 	case produceErr != nil && ctx.Err() != nil:
 		return nil // reading stopped on the signal
 	}

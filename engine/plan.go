@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/capacity"
@@ -73,10 +75,7 @@ func (c PlanConfig) Validate() error {
 func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	src, tgt, err := openBoth(ctx, &cfg.CompareConfig)
+	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +116,9 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		expected: b.expected, rowError: b.problem, visit: b.visit}
 	if !tgt.exists {
 		c.mode = "none"
+		b.p.Table.Create = tableCreate(load.CreateTableInput(load.Config{
+			Table: tgt.name, PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: src.indexes(),
+		}))
 	}
 	cfg.Logger.Debug("plan: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode)
 	if err := c.run(ctx); err != nil {
@@ -303,4 +305,40 @@ func (b *planBuilder) finish(src *source) {
 	for _, cp := range est.Copies {
 		c.Copies = append(c.Copies, report.CopyCost{Entity: cp.Entity, From: cp.From, Attributes: cp.Attributes, Items: cp.Items})
 	}
+}
+
+// tableCreate describes a CreateTable request for the plan.
+func tableCreate(in *dynamodb.CreateTableInput) *report.TableCreate {
+	attrTypes := map[string]string{}
+	for _, d := range in.AttributeDefinitions {
+		attrTypes[aws.ToString(d.AttributeName)] = string(d.AttributeType)
+	}
+	keys := func(ks []types.KeySchemaElement) []report.KeyAttribute {
+		var out []report.KeyAttribute
+		for _, k := range ks {
+			role := "partition"
+			if k.KeyType == types.KeyTypeRange {
+				role = "sort"
+			}
+			name := aws.ToString(k.AttributeName)
+			out = append(out, report.KeyAttribute{Name: name, Type: attrTypes[name], Role: role})
+		}
+		return out
+	}
+	tc := &report.TableCreate{Keys: keys(in.KeySchema), Billing: string(in.BillingMode), Indexes: []report.IndexCreate{}}
+	proj := func(p *types.Projection) (string, []string) {
+		if p == nil {
+			return string(types.ProjectionTypeAll), nil
+		}
+		return string(p.ProjectionType), p.NonKeyAttributes
+	}
+	for _, ix := range in.GlobalSecondaryIndexes {
+		pt, nk := proj(ix.Projection)
+		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "global", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
+	}
+	for _, ix := range in.LocalSecondaryIndexes {
+		pt, nk := proj(ix.Projection)
+		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "local", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
+	}
+	return tc
 }

@@ -3,10 +3,12 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -202,6 +204,21 @@ type RunResult struct {
 	// AllRuns counts the rows done, items written and rejects recorded
 	// over this run and the runs it resumed, as the state file has them.
 	AllRuns AllRuns `json:"allRuns"`
+	// SourceChanges lists the tables a resumed run found finished whose
+	// rows changed since (count or last key): they are not read again, so
+	// the table may differ from the source until verify and a fresh run
+	// or prune.
+	SourceChanges []SourceChange `json:"sourceChanges,omitempty"`
+}
+
+// SourceChange is a finished source table that changed since the run that
+// finished it.
+type SourceChange struct {
+	Source      string `json:"source"`
+	RowsThen    int64  `json:"rowsThen"`
+	RowsNow     int64  `json:"rowsNow"`
+	LastKeyThen string `json:"lastKeyThen"`
+	LastKeyNow  string `json:"lastKeyNow"`
 }
 
 // EntityResult is one entity's line of the summary.
@@ -317,6 +334,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := src.computeShards(ctx, preset); err != nil {
 		return nil, err
 	}
+	var changed []SourceChange
+	if prev != nil {
+		if changed, err = src.changedSince(ctx, prev); err != nil {
+			return nil, err
+		}
+	}
 
 	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}}
 	var estimates map[string]int64
@@ -386,7 +409,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	res := &RunResult{
 		Version: 1, Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table, Target: info,
 		StateFile: cfg.StateFile, RejectFile: cfg.RejectFile, Resumed: prev != nil, StartedAt: start.UTC(),
-		Shards: src.shards,
+		Shards: src.shards, SourceChanges: changed,
 	}
 	begin := RunStart{Table: cfg.Table, Target: info, StateFile: cfg.StateFile, Resumed: prev != nil, Shards: src.shards}
 	for _, es := range r.order {
@@ -454,4 +477,49 @@ func (r *runner) resumeFrom(prev *checkpoint.State) ([]*transform.Source, map[st
 		}
 	}
 	return toRead, after
+}
+
+// changedSince compares the tables the state file records as done with the
+// source as it is now.
+func (s *source) changedSince(ctx context.Context, prev *checkpoint.State) ([]SourceChange, error) {
+	var out []SourceChange
+	for _, ps := range prev.Sources {
+		if !ps.Done {
+			continue
+		}
+		for _, src := range s.plan.Sources {
+			if src.Name != ps.Name {
+				continue
+			}
+			ext, err := s.snap.Extent(ctx, src.Query)
+			if err != nil {
+				return nil, err
+			}
+			then, now := keyText(ps.After), keyText(ext.Last)
+			if ext.Rows != ps.Rows || then != now {
+				out = append(out, SourceChange{Source: ps.Name, RowsThen: ps.Rows, RowsNow: ext.Rows, LastKeyThen: then, LastKeyNow: now})
+			}
+		}
+	}
+	return out, nil
+}
+
+// keyText renders a key position for people, and for comparison.
+func keyText(pos []any) string {
+	if len(pos) == 0 {
+		return "none"
+	}
+	data, err := json.Marshal(checkpoint.Position(pos))
+	if err != nil {
+		return fmt.Sprint(pos...)
+	}
+	var tagged []struct{ Value string }
+	if json.Unmarshal(data, &tagged) != nil {
+		return string(data)
+	}
+	parts := make([]string, len(tagged))
+	for i, t := range tagged {
+		parts[i] = t.Value
+	}
+	return strings.Join(parts, ", ")
 }

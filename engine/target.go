@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/tableread"
@@ -106,9 +105,4 @@ func (t *tableTarget) Write(ctx context.Context, items <-chan load.Item) (load.S
 		return load.Stats{}, err
 	}
 	return w.Write(ctx, items)
-}
-
-// describeTable describes the table, or returns nil when it does not exist.
-func describeTable(ctx context.Context, client tableread.Describer, table string) (*types.TableDescription, error) {
-	return tableread.Describe(ctx, client, table)
 }

@@ -206,3 +206,9 @@ func checkTable(cfg Config, t *types.TableDescription) error {
 func CheckTable(cfg Config, t *types.TableDescription) error {
 	return checkTable(cfg.WithDefaults(), t)
 }
+
+// CreateTableInput is the request EnsureTable sends to create cfg.Table:
+// what --create-table creates, for plans to show.
+func CreateTableInput(cfg Config) *dynamodb.CreateTableInput {
+	return createTableInput(cfg.WithDefaults())
+}

@@ -120,16 +120,17 @@ func newPage(p *Plan) *page {
 }
 
 var pageTemplate = template.Must(template.New("plan").Funcs(template.FuncMap{
-	"count":    func(n int64) string { return count(n) },
-	"countInt": func(n int) string { return count(n) },
-	"size":     func(n int64) string { return size(n) },
-	"sizeF":    func(n float64) string { return size(n) },
-	"avgSize":  avgSize,
-	"stale":    staleCell,
-	"join":     strings.Join,
-	"binLabel": binLabel,
-	"pct":      pct,
-	"problem":  problemLine,
+	"count":            func(n int64) string { return count(n) },
+	"countInt":         func(n int) string { return count(n) },
+	"size":             func(n int64) string { return size(n) },
+	"sizeF":            func(n float64) string { return size(n) },
+	"avgSize":          avgSize,
+	"stale":            staleCell,
+	"join":             strings.Join,
+	"binLabel":         binLabel,
+	"tableCreateLines": tableCreateLines,
+	"pct":              pct,
+	"problem":          problemLine,
 }).Parse(pageHTML))
 
 const pageHTML = `<!DOCTYPE html>
@@ -192,7 +193,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
   <div class="card problems"><div class="k">problems</div><div class="n">{{count .Summary.Problems}}</div></div>
 </div>
 {{if gt .Summary.Problems 0}}<div class="warn"><strong>{{count .Summary.Problems}} problem(s):</strong> <code>migrate run</code> would fail. See <a href="#problems">Problems</a>.</div>
-{{else if and .Table.Exists (eq .Summary.Create 0) (eq .Summary.Change 0) (eq .Summary.Stale 0)}}<div class="ok">The table already holds exactly what the mapping produces.</div>{{end}}
+{{else if and .Table.Exists (eq .Summary.Create 0) (eq .Summary.Change 0) (eq .Summary.Stale 0)}}<div class="ok">The table already holds exactly what the mapping produces.</div>{{end}}{{with .Table.Create}}<div class="warn">The table does not exist: <code>migrate run</code> needs <code>--create-table</code>, which creates it on demand ({{.Billing}}):<ul>{{range tableCreateLines .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 
 <div class="panel">
   <div class="legend"><span><i style="background:var(--create)"></i>create</span><span><i style="background:var(--change)"></i>change</span><span><i style="background:var(--unchanged)"></i>unchanged</span><span><i style="background:var(--stale)"></i>stale</span></div>

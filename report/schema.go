@@ -44,6 +44,37 @@ type Table struct {
 	PartitionKey    string `json:"partitionKey"`
 	SortKey         string `json:"sortKey,omitempty"`
 	EntityAttribute string `json:"entityAttribute"` // the attribute naming each item's entity
+	// Create is, when the table does not exist, the table `migrate run
+	// --create-table` would create; run refuses a missing table without
+	// that flag.
+	Create *TableCreate `json:"create,omitempty"`
+}
+
+// TableCreate describes a table to create.
+type TableCreate struct {
+	// Keys are the table's key attributes, partition key first.
+	Keys []KeyAttribute `json:"keys"`
+	// Billing is the billing mode: "PAY_PER_REQUEST" (on demand).
+	Billing string        `json:"billing"`
+	Indexes []IndexCreate `json:"indexes"`
+}
+
+// KeyAttribute is one key attribute: its name, DynamoDB type (S, N or B)
+// and role ("partition" or "sort").
+type KeyAttribute struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Role string `json:"role"`
+}
+
+// IndexCreate is one secondary index of a table to create.
+type IndexCreate struct {
+	Name string         `json:"name"`
+	Kind string         `json:"kind"` // "global" or "local"
+	Keys []KeyAttribute `json:"keys"`
+	// Projection is ALL, KEYS_ONLY or INCLUDE (with NonKeyAttributes).
+	Projection       string   `json:"projection"`
+	NonKeyAttributes []string `json:"nonKeyAttributes,omitempty"`
 }
 
 // Reads says how the target table was read and what it cost.

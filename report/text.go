@@ -94,6 +94,12 @@ func Text(w io.Writer, p *Plan, opt TextOptions) error {
 	s := p.Summary
 	t.heading(fmt.Sprintf("Plan: %s → table %s", p.Mapping, p.Table.Name))
 	t.printf("  %s\n", readsLine(p.Table, p.Reads))
+	if c := p.Table.Create; c != nil {
+		t.printf("  migrate run needs --create-table, which creates it on demand (%s):\n", c.Billing)
+		for _, line := range tableCreateLines(c) {
+			t.printf("    %s\n", line)
+		}
+	}
 	t.printf("\n  %s expected:  %s   %s   %s   %s\n",
 		plural(s.Expected, "item"),
 		t.paint(ansiGreen, "+ "+count(s.Create)+" create"),
@@ -427,4 +433,25 @@ func foreign(n int64) string {
 		return "1 item of another entity in the table was"
 	}
 	return count(n) + " items of other entities in the table were"
+}
+
+// tableCreateLines describes a table to create, a line for its keys and
+// one per index.
+func tableCreateLines(c *TableCreate) []string {
+	keys := func(ks []KeyAttribute) string {
+		var parts []string
+		for _, k := range ks {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", k.Role, k.Name, k.Type))
+		}
+		return strings.Join(parts, ", ")
+	}
+	out := []string{"table keys: " + keys(c.Keys)}
+	for _, ix := range c.Indexes {
+		proj := ix.Projection
+		if len(ix.NonKeyAttributes) > 0 {
+			proj += " " + strings.Join(ix.NonKeyAttributes, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s index %s: %s; projection %s", ix.Kind, ix.Name, keys(ix.Keys), proj))
+	}
+	return out
 }

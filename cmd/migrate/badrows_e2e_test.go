@@ -214,6 +214,28 @@ func TestBadRowsFail(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, errOut)
 				}
 			}
+			defer func() {
+				// The hint is one complete command: following it once
+				// finishes the run, the bad row in the reject file.
+				lines := strings.Split(strings.TrimSpace(errOut), "\n")
+				hint := shellWords(t, strings.TrimSpace(lines[len(lines)-1]))
+				if len(hint) < 2 || hint[0] != "migrate" || !slices.Contains(hint, "--on-error") || !slices.Contains(hint, "--resume") && !slices.Contains(hint, "--fresh") {
+					t.Fatalf("the last line is not the reject command: %q", lines[len(lines)-1])
+				}
+				for i := range hint {
+					if hint[i] == "<your --pg URL>" {
+						hint[i] = h.pg
+					}
+				}
+				rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
+				out, errOut, code := runCLI(t, append(hint[1:], "--reject-file", rejects)...)
+				if code != exitOK {
+					t.Errorf("following the hint exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+				}
+				if data, _ := os.ReadFile(rejects); len(data) == 0 {
+					t.Errorf("following the hint wrote no reject line")
+				}
+			}()
 			if strings.Contains(errOut, h.pg) {
 				t.Errorf("stderr shows the database URL:\n%s", errOut)
 			}
@@ -255,4 +277,39 @@ func TestBadRowsFail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shellWords splits a command line printed for a POSIX shell: words
+// separated by spaces, single-quoted words as they are.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '"':
+			t.Fatalf("double quotes in %q: the test only follows single-quoted commands", line)
+		case c == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
 }

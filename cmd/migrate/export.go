@@ -82,7 +82,7 @@ type exportOpts struct {
 func (o *exportOpts) validate() error {
 	switch {
 	case o.mapping == "":
-		return usagef("export: --mapping is required")
+		return usagef("export: a mapping file is required (the argument, --mapping or $%s)", envMapping)
 	case o.pg == "":
 		return usagef("export: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
 	case o.to == "":
@@ -112,7 +112,7 @@ func (o *exportOpts) validate() error {
 func newExportCmd(g *globals) *cobra.Command {
 	var o exportOpts
 	cmd := &cobra.Command{
-		Use:   "export --mapping FILE --pg URL --to DIR|s3://BUCKET/PREFIX [flags]",
+		Use:   "export [MAPPING] --pg URL --to DIR|s3://BUCKET/PREFIX [flags]",
 		Short: "Write the items as DYNAMODB_JSON files for Import from S3 (or run --from-export)",
 		Long: `export reads the source exactly as run does (one snapshot, the same transform,
 row errors, reject file, item checks and duplicate-key detection), but writes
@@ -140,8 +140,10 @@ computes. Then: migrate import (a new table), or migrate run --from-export
 
 Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 130 interrupted (resumable).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			f := cmd.Flags()
 			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
@@ -152,7 +154,7 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	f.StringVar(&o.to, "to", "", "destination: a directory, or s3://bucket/prefix")
 	f.StringVar(&o.table, "table", "", "table named in the manifest, the default of import (default: the mapping's table)")

@@ -28,7 +28,7 @@ type importOpts struct {
 func newImportCmd(g *globals) *cobra.Command {
 	var o importOpts
 	cmd := &cobra.Command{
-		Use:   "import --from s3://BUCKET/PREFIX --mapping FILE [--table NAME] [--dry-run]",
+		Use:   "import [MAPPING] --from s3://BUCKET/PREFIX [--table NAME] [--dry-run]",
 		Short: "Create a table from an export with DynamoDB's Import from S3",
 		Long: `import starts an ImportTable from a complete export in S3 (migrate export): a
 new table with the mapping's keys and indexes (all keys strings, every index
@@ -46,13 +46,15 @@ to follow it. --dry-run prints the ImportTable request and calls nothing.
 Exit codes: 0 every item imported; 1 the import failed, or imported another
 number of items than the export holds, or the table exists; 2 usage;
 130 interrupted while waiting.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			switch {
 			case o.from == "":
 				return usagef("import: --from is required: the export's s3://bucket/prefix")
 			case o.mapping == "":
-				return usagef("import: --mapping is required: the mapping the export was made with")
+				return usagef("import: the mapping the export was made with is required (the argument, --mapping or $%s)", envMapping)
 			case o.poll <= 0:
 				return usagef("import: --poll must be positive")
 			}
@@ -61,7 +63,7 @@ number of items than the export holds, or the table exists; 2 usage;
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "", "the export: s3://bucket/prefix")
-	f.StringVar(&o.mapping, "mapping", "", "the mapping the export was made with")
+	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.table, "table", "", "the table to create (default: the mapping's table)")
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
@@ -108,7 +110,7 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 		fmt.Fprintf(g.stdout, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
 			res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
 		if o.summaryJSON != "" {
-			if werr := writeJSON(o.summaryJSON, res); werr != nil && err == nil {
+			if werr := writeJSONFile(o.summaryJSON, res); werr != nil && err == nil {
 				err = werr
 			}
 		}
@@ -149,9 +151,9 @@ func dropNulls(v any) any {
 	return v
 }
 
-// writeJSON writes v as indented JSON to path, through a temporary file
+// writeJSONFile writes v as indented JSON to path, through a temporary file
 // renamed into place.
-func writeJSON(path string, v any) error {
+func writeJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

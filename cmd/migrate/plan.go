@@ -17,9 +17,10 @@ func init() { register(newPlanCmd) }
 
 type planOpts struct {
 	compareFlags
-	price     float64
-	writeRate float64
-	imp       importPlanFlags
+	price            float64
+	writeRate        float64
+	detailedExitCode bool
+	imp              importPlanFlags
 }
 
 func (o *planOpts) validate() error {
@@ -38,7 +39,7 @@ func (o *planOpts) validate() error {
 func newPlanCmd(g *globals) *cobra.Command {
 	var o planOpts
 	cmd := &cobra.Command{
-		Use:   "plan --mapping FILE --pg URL [--table T] [--endpoint URL] [--format text|markdown|json] [--html FILE] [--compare scan|get]",
+		Use:   "plan [MAPPING] --pg URL [--table T] [--endpoint URL] [--format text|markdown|json] [--html FILE] [--compare scan|get]",
 		Short: "Dry run: what run would create, change and leave stale in the table, and what it costs; writes nothing",
 		Long: `plan reads the source in one snapshot and transforms every row exactly as run
 does, then compares the items with what the target table holds now, by
@@ -75,9 +76,12 @@ report); --html FILE also writes a self-contained page with charts.
 
 Exit codes: 0 the plan was made; 1 it could not be made, or it found
 problems that would make run fail (row errors, duplicate keys, items over
-400 KB); 2 usage or mapping errors.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+400 KB); 2 usage or mapping errors. With --detailed-exitcode (for CI):
+0 no changes, 2 changes (creates, changes or stale items), 1 any error.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg = pgURL(o.pg)
 			if err := o.validate(); err != nil {
 				return err
@@ -86,10 +90,11 @@ problems that would make run fail (row errors, duplicate keys, items over
 		},
 	}
 	f := cmd.Flags()
-	o.register(f, compareScan, false)
+	o.register(cmd, true, false)
 	f.StringVar(&o.html, "html", "", "also write the report as one self-contained HTML file")
 	f.Float64Var(&o.price, "price-per-million-wcu", capacity.DefaultPricePerMillionWCU, "on-demand price in USD of a million write request units")
 	f.Float64Var(&o.writeRate, "write-rate", capacity.DefaultWriteRate, "items per second assumed for the duration estimate")
+	f.BoolVar(&o.detailedExitCode, "detailed-exitcode", false, "exit 0 when the table needs no change, 2 when it does, 1 on any error (problems included)")
 	o.imp.register(f)
 	return cmd
 }
@@ -121,6 +126,9 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	}
 	if p.Summary.Problems > 0 {
 		return fmt.Errorf("plan: %s: migrate run would fail", plural(int(p.Summary.Problems), "problem"))
+	}
+	if o.detailedExitCode && p.Summary.Create+p.Summary.Change+p.Summary.Stale > 0 {
+		return exitError{code: exitChanges}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,7 +99,7 @@ func (o *runOpts) validate() error {
 func newRunCmd(g *globals) *cobra.Command {
 	var o runOpts
 	cmd := &cobra.Command{
-		Use:   "run --mapping FILE --pg URL [--table NAME] [--endpoint URL] [flags]",
+		Use:   "run [MAPPING] --pg URL [--table NAME] [--endpoint URL] [flags]",
 		Short: "Migrate: read the source in one snapshot, transform, batch-write to DynamoDB",
 		Long: `run validates the mapping against the source catalog, then reads every source
 table in one read-only snapshot, turns rows into items and writes them with
@@ -125,8 +126,10 @@ k-th of N disjoint shares of its files, so that N machines load it together.
 
 Exit codes: 0 done, 1 failed (or more rejects than --max-rejects), 2 usage,
 mapping or state-file problem, 130 interrupted (resumable).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			f := cmd.Flags()
 			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
@@ -137,7 +140,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
@@ -218,7 +221,24 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 	case res.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
 		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(res.AllRuns.Rejects), "reject"), res.RejectFile)
 	}
+	if errors.Is(err, engine.ErrBadRow) && o.onError == engine.OnErrorFail {
+		again := resume
+		if errors.Is(err, load.ErrDuplicateKey) {
+			// A resumed run does not see the rows before the checkpoint,
+			// so it could not tell the duplicate's first row: start over.
+			again = strings.TrimSuffix(again, " --resume") + " --fresh"
+		}
+		err = fmt.Errorf("%w\nor, to write bad rows to a reject file (%s) and go on, run:\n  %s --on-error reject --max-rejects -1",
+			err, cmp.Or(o.rejectFile, res.Table+".rejects.jsonl"), again)
+	}
 	printSummary(g.stdout, res)
+	if len(res.SourceChanges) > 0 {
+		fmt.Fprintln(g.stderr, "migrate: the source changed since the run being resumed; these finished tables were not read again:")
+		for _, c := range res.SourceChanges {
+			fmt.Fprintf(g.stderr, "  %s: %d rows (last key %s) then, %d rows (last key %s) now\n", c.Source, c.RowsThen, c.LastKeyThen, c.RowsNow, c.LastKeyNow)
+		}
+		fmt.Fprintf(g.stderr, "the table may differ from the source: see with\n  migrate verify %s --table %s\nthen run again with --fresh (and migrate prune for deleted rows)\n", shellQuote(o.mapping), shellQuote(res.Table))
+	}
 	if o.summaryJSON != "" {
 		if werr := writeSummaryJSON(o.summaryJSON, res); werr != nil {
 			err = errors.Join(err, werr)

@@ -18,7 +18,7 @@ type validateOpts struct {
 func newValidateCmd(g *globals) *cobra.Command {
 	var o validateOpts
 	cmd := &cobra.Command{
-		Use:   "validate --mapping FILE [--pg URL]",
+		Use:   "validate [MAPPING] [--pg URL]",
 		Short: "Check a mapping file, and with --pg against the live source catalog",
 		Long: `validate parses the mapping file and reports every problem at once as
 file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
@@ -26,8 +26,10 @@ checks the mapping against the source database's catalog: tables and columns
 exist, key templates use sortable columns, keys identify rows and cannot
 collide. It reads only the catalog and writes nothing. Exit code 2 when the
 mapping has problems.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
@@ -47,7 +49,7 @@ mapping has problems.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	return cmd
 }
