@@ -39,6 +39,10 @@ type Query struct {
 	// columns in the last row already done.
 	OrderBy []string
 	After   []any
+	// Until, when set, ends the read at the row with this key (included):
+	// After and Until bound one range of a table split for parallel
+	// readers.
+	Until []any
 	// Limit stops after this many rows (0 = all); used for sampling.
 	Limit int
 }
@@ -134,26 +138,34 @@ func (q Query) SQL() (string, []any, error) {
 		}
 	}
 	var args []any
-	if len(q.After) > 0 {
-		if len(q.After) != len(q.OrderBy) {
-			return "", nil, fmt.Errorf("extract %s.%s: resume position has %d values for %d key columns", q.Schema, q.Table, len(q.After), len(q.OrderBy))
+	where := " WHERE ("
+	for _, bound := range []struct {
+		op  string
+		pos []any
+	}{{">", q.After}, {"<=", q.Until}} {
+		if len(bound.pos) == 0 {
+			continue
 		}
-		b.WriteString(" WHERE (")
+		if len(bound.pos) != len(q.OrderBy) {
+			return "", nil, fmt.Errorf("extract %s.%s: a key position has %d values for %d key columns", q.Schema, q.Table, len(bound.pos), len(q.OrderBy))
+		}
+		b.WriteString(where)
+		where = " AND ("
 		for i, k := range q.OrderBy {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString("t." + pgx.Identifier{k}.Sanitize())
 		}
-		b.WriteString(") > (")
-		for i := range q.After {
+		b.WriteString(") " + bound.op + " (")
+		for i := range bound.pos {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			// Cast the parameter to the column's type so that text
 			// positions compare as the column does.
-			fmt.Fprintf(&b, "$%d::%s", i+1, q.castType(q.OrderBy[i]))
-			args = append(args, positionArg(q.After[i]))
+			fmt.Fprintf(&b, "$%d::%s", len(args)+1, q.castType(q.OrderBy[i]))
+			args = append(args, positionArg(bound.pos[i]))
 		}
 		b.WriteString(")")
 	}
