@@ -54,6 +54,24 @@ type RunConfig struct {
 	// Target replaces the DynamoDB table as the place items go (DynamoDB,
 	// Table, CreateTable and Writer are then unused).
 	Target Target
+	// Readers is the number of connections reading the source at once,
+	// all in one snapshot (exported by the first, joined by the others, as
+	// pg_dump -j does): tables are read concurrently, and a table of more
+	// than RangeRows rows (by the planner's estimate, so analyzed tables
+	// only) is split into key ranges read concurrently too, each with its
+	// own checkpoint. The items are the same whatever the number. Default
+	// 1: one connection reads the tables in turn.
+	Readers int
+	// RangeRows is the table size in rows above which parallel readers
+	// split a table, and about the size of each range (at most 4 ×
+	// Readers ranges per table). Default DefaultRangeRows.
+	RangeRows int64
+	// Snapshot, when set, is an exported snapshot (pg_export_snapshot(),
+	// or a replication slot's) that the run reads in instead of taking
+	// its own. The transaction or slot that exported it must stay open
+	// until every row is read.
+	Snapshot string
+
 	// Export, when set, is read instead of the database (Postgres is then
 	// unused): the items of an export (package export) are loaded with the
 	// same checks, checkpoints (per file and line), rejects and resume.
@@ -97,6 +115,8 @@ func (c RunConfig) WithDefaults() RunConfig {
 		c.Table = cmp.Or(c.Table, c.Mapping.Table)
 	}
 	c.OnError = cmp.Or(c.OnError, OnErrorFail)
+	c.Readers = cmp.Or(c.Readers, 1)
+	c.RangeRows = cmp.Or(c.RangeRows, DefaultRangeRows)
 	if c.OnError == OnErrorReject {
 		c.RejectFile = cmp.Or(c.RejectFile, c.Table+".rejects.jsonl")
 	}
@@ -137,6 +157,9 @@ func (c RunConfig) Validate() error {
 	}
 	if c.MaxRejects < -1 {
 		bad("run: MaxRejects must be -1 (no limit) or more")
+	}
+	if c.Readers < 1 || c.RangeRows < 1 {
+		bad("run: Readers and RangeRows must be at least 1")
 	}
 	if c.Resume && c.Fresh {
 		bad("run: Resume and Fresh exclude each other")
@@ -305,7 +328,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	// Check everything that can refuse the run before reading a row: the
 	// mapping against the catalog, then the target.
-	src, err := openSource(ctx, m, cfg.Postgres)
+	src, err := openSourceAt(ctx, m, cfg.Postgres, cfg.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -361,6 +384,13 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 	}
 
+	if r.parallel(prev) {
+		if names, err = r.planUnits(ctx, prev); err != nil {
+			return nil, err
+		}
+		r.read = r.readParallel
+	}
+
 	var rejects *rejectFile
 	if reject {
 		keep := int64(-1)
@@ -375,6 +405,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		defer rejects.close()
 	}
 	r.wm = newWatermark(names, rejects)
+	r.wm.unordered = r.read != nil
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
 		StartedAt: start.UTC(), RejectFile: cfg.RejectFile,
@@ -396,6 +427,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 			return mk, mk.err
 		}
 		state.Sources, state.RejectBytes = mk.sources, mk.rejectBytes
+		r.annotate(state.Sources)
 		state.Complete = complete && mk.complete
 		state.UpdatedAt = time.Now().UTC()
 		return mk, checkpoint.Save(cfg.StateFile, state)

@@ -85,6 +85,14 @@ type Source struct {
 	// Rows counts the rows done, over every run of this migration.
 	Rows     int64    `json:"rows"`
 	Entities []Counts `json:"entities,omitempty"`
+	// Table, From and Until describe one key range of a table split for
+	// parallel readers: Name is then the range's ("public.orders [2/8]"),
+	// Table the table's, and the range holds the rows with keys after
+	// From (none: from the first) up to Until included (none: to the
+	// last). A resumed run reads the same ranges.
+	Table string   `json:"table,omitempty"`
+	From  Position `json:"from,omitempty"`
+	Until Position `json:"until,omitempty"`
 }
 
 // Counts are the items written and the rows rejected for one entity, for
