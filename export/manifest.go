@@ -53,7 +53,7 @@ type Manifest struct {
 	// (see the run's reject file), over all runs of the export.
 	Rows    int64 `json:"rows"`
 	Rejects int64 `json:"rejects"`
-	// Entities has the items and content hash per entity, and ContentHash
+	// Entities has the items and content hash per entity, by name, and ContentHash
 	// the hash of all items: the sum modulo 2^256 of the SHA-256 of each
 	// item's canonical JSON, what `migrate verify` computes per entity for
 	// the source and the table.
@@ -123,6 +123,7 @@ func (m *Manifest) totals() error {
 		}
 	}
 	m.Entities = m.Entities[:0]
+	slices.Sort(order) // files hold entities in any order (parallel readers)
 	for _, e := range order {
 		m.Entities = append(m.Entities, EntityCount{Entity: e, Items: counts[e], ContentHash: sums[e].String()})
 	}

@@ -73,6 +73,7 @@ type exportOpts struct {
 
 	quiet       bool
 	summaryJSON string
+	par         readerFlags
 
 	pgFrom        string
 	rejectFileSet bool
@@ -106,7 +107,7 @@ func (o *exportOpts) validate() error {
 	case o.resume && o.fresh:
 		return usagef("export: --resume and --fresh exclude each other")
 	}
-	return nil
+	return o.par.validate("export")
 }
 
 func newExportCmd(g *globals) *cobra.Command {
@@ -132,6 +133,10 @@ upload completed), and only then count its items as done: the state file
 export again with --resume: the files the state file covers are kept, later
 ones deleted, and the export continues with the next file. An existing
 export at the destination is replaced only with --fresh.
+
+--readers N reads with N connections in one snapshot, as run does; the
+files then hold the items in another order, the same items and the same
+content hash.
 
 The manifest names the mapping (and its hash), the snapshot times, each
 file's items per entity, bytes and SHA-256, and the content hashes verify
@@ -173,6 +178,7 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 	f.IntVar(&o.uploadParts, "upload-concurrency", 4, "parts of a file uploaded at a time (S3); memory is about part size x (this + 1)")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the run's summary as JSON to this file")
+	o.par.register(f)
 	return cmd
 }
 
@@ -204,6 +210,8 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 			ResumeCommand: resume,
 			Observer:      prog,
 			Logger:        prog.logger,
+			Readers:       o.par.readers,
+			RangeRows:     o.par.rangeRows,
 		},
 		Target: export.TargetConfig{
 			Store:       st,

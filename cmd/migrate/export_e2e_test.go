@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -24,6 +25,7 @@ import (
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
+	"github.com/pgdynamo/migrate/transform"
 )
 
 // readManifest reads an export's manifest from the in-process S3.
@@ -102,6 +104,19 @@ func TestExportToS3AndLoad(t *testing.T) {
 		}
 	}
 
+	// Four parallel readers, the large tables split, write the same table.
+	if _, err := b.conn.Exec(t.Context(), "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	parallel := migratetest.TableName(t, "parallel")
+	if out, errOut, code := runCLI(t, "run", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", parallel, "--create-table",
+		"--quiet", "--readers", "4", "--range-rows", "300", "--state", filepath.Join(dir, "parallel.json")); code != 0 {
+		t.Fatalf("run --readers 4 exited %d\n%s\n%s", code, out, errOut)
+	}
+	if v := verifyJSON(t, 0, "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", parallel); !v.Identical {
+		t.Errorf("verify after run --readers 4: %+v", v.Summary)
+	}
+
 	// Two machines, each given half of the files, load the same table.
 	shared := migratetest.TableName(t, "shared")
 	for i, share := range []string{"1/2", "2/2"} {
@@ -146,6 +161,9 @@ func TestExportKillResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = seed.Load(t.Context(), conn, seed.Config{Scale: 300, Seed: 5})
+	if err == nil {
+		_, err = conn.Exec(t.Context(), "ANALYZE") // for --readers to split tables
+	}
 	conn.Close(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -215,6 +233,7 @@ func TestExportKillResume(t *testing.T) {
 	}
 	srv.Delay.Store(0)
 	got := readManifest(t, srv, "exports", "killed")
+	killParallel(t, bin, pg, srv, dir, clean)
 	if len(got.Snapshots) < 2 {
 		t.Errorf("the resumed export records %d snapshots", len(got.Snapshots))
 	}
@@ -252,4 +271,124 @@ func object(t *testing.T, srv *s3test.Server, key string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// An export read by four parallel readers, with the large tables split
+// into ranges, holds the same items as one read by one reader, and its
+// manifest has the same content hash.
+func TestExportReadersIndependent(t *testing.T) {
+	pg := migratetest.PostgresURL(t)
+	if err := sqlschema.Up(t.Context(), pg); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := seed.Load(t.Context(), conn, seed.Config{Scale: 300, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	items := map[int][]string{}
+	manifests := map[int]*export.Manifest{}
+	for _, readers := range []int{1, 4} {
+		to := filepath.Join(dir, fmt.Sprint("readers", readers))
+		state := filepath.Join(dir, fmt.Sprint("readers", readers, ".state.json"))
+		out, errOut, code := runCLI(t, "export", bookstoreMapping, "--pg", pg, "--to", to, "--file-size", "64KiB", "--quiet",
+			"--state", state, "--readers", fmt.Sprint(readers), "--range-rows", "300")
+		if code != 0 {
+			t.Fatalf("export --readers %d exited %d\n%s\n%s", readers, code, out, errOut)
+		}
+		st, err := export.NewStore(export.Where{Dir: to}, nil, export.UploadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := export.Open(t.Context(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifests[readers] = src.Manifest
+		for _, f := range src.Files() {
+			for it, err := range src.Items(t.Context(), f.Name, 0) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := transform.MarshalItem(it.Attrs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				items[readers] = append(items[readers], string(data))
+			}
+		}
+		slices.Sort(items[readers])
+		ranges := 0
+		for _, s := range loadState(t, state).Sources {
+			if s.Table != "" {
+				ranges++
+			}
+		}
+		if readers == 4 && ranges < 4 {
+			t.Errorf("--readers 4 read %d ranges; the test wants the tables split", ranges)
+		}
+		t.Logf("--readers %d: %d items in %d files, %d ranges", readers, len(items[readers]), len(src.Manifest.Files), ranges)
+	}
+	sameItems(t, "export with 4 readers", items[4], items[1])
+	m1, m4 := manifests[1], manifests[4]
+	if m1.ContentHash != m4.ContentHash || m1.Items != m4.Items || m1.UncompressedBytes != m4.UncompressedBytes || m1.Items == 0 {
+		t.Errorf("manifests: 1 reader %d items, hash %s; 4 readers %d items, hash %s", m1.Items, m1.ContentHash, m4.Items, m4.ContentHash)
+	}
+	if !slices.Equal(m1.Entities, m4.Entities) {
+		t.Errorf("per entity: %+v vs %+v", m1.Entities, m4.Entities)
+	}
+}
+
+// killParallel kills an export by four readers (tables split into ranges)
+// twice and resumes it with two: the files differ from a one-reader
+// export's, the items and the content hash do not.
+func killParallel(t *testing.T, bin, pg string, srv *s3test.Server, dir string, clean *export.Manifest) {
+	t.Helper()
+	state := filepath.Join(dir, "parallel.state.json")
+	srv.Delay.Store(int64(15 * time.Millisecond))
+	defer srv.Delay.Store(0)
+	for attempt := 0; ; attempt++ {
+		args := []string{"export", bookstoreMapping, "--to", "s3://exports/parallel", "--file-size", "32KiB", "--s3-endpoint", srv.URL,
+			"--s3-path-style", "--state", state, "--quiet", "--readers", "4", "--range-rows", "300"}
+		if attempt > 0 {
+			args = append(args, "--resume", "--readers", "2")
+		}
+		c := exec.Command(bin, args...)
+		c.Env = append(os.Environ(), "MIGRATE_PG_URL="+pg)
+		if err := start(c); err != nil {
+			t.Fatal(err)
+		}
+		if attempt < 2 {
+			waitForRows(t, state, int64(1000+1500*attempt), c)
+			c.Process.Signal(syscall.SIGKILL)
+		}
+		res := wait(c)
+		if !res.signaled {
+			if res.code != 0 || attempt < 2 {
+				t.Fatalf("parallel attempt %d exited %d\n%s", attempt, res.code, res.output())
+			}
+			break
+		}
+		t.Logf("parallel export killed with %d rows checkpointed", loadState(t, state).Rows())
+	}
+	got := readManifest(t, srv, "exports", "parallel")
+	if got.ContentHash != clean.ContentHash || got.Items != clean.Items {
+		t.Errorf("parallel export after kills: %d items, hash %s; the clean one: %d, %s", got.Items, got.ContentHash, clean.Items, clean.ContentHash)
+	}
+	ranges := 0
+	for _, s := range loadState(t, state).Sources {
+		if s.Table != "" {
+			ranges++
+		}
+	}
+	if ranges < 4 {
+		t.Errorf("the parallel export read %d ranges", ranges)
+	}
 }

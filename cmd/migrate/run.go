@@ -43,6 +43,7 @@ type runOpts struct {
 	summaryJSON string
 
 	fromExportOpts // run --from-export (fromexport.go)
+	par            readerFlags
 
 	// Set by the command from the flags, not flags themselves.
 	pgFrom        string // where the URL came from: "flag" or the environment variable's name
@@ -58,6 +59,9 @@ func (o *runOpts) validate() error {
 		return usagef("run: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
 	}
 	if err := o.fromExportOpts.validate(); err != nil {
+		return err
+	}
+	if err := o.par.validate("run"); err != nil {
 		return err
 	}
 	if o.concurrency < 1 {
@@ -119,6 +123,11 @@ are written to a JSON-lines reject file with --on-error reject.
 The DynamoDB client uses the standard AWS configuration (credential chain,
 AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB); --endpoint and --region override it.
 
+--readers N reads with N connections in one snapshot (the first exports it
+with pg_export_snapshot(), the others join it): tables are read at once, and
+analyzed tables of more than --range-rows rows are split into key ranges,
+each checkpointed on its own. The items written do not depend on N.
+
 --from-export DIR|s3://bucket/prefix loads an export (migrate export) into
 an existing table instead of reading --pg, with the same writer, checks,
 checkpoints (per file and line) and reject file; --files k/N loads only the
@@ -162,6 +171,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the summary as JSON to this file")
 	o.fromExportOpts.register(f)
+	o.par.register(f)
 	return cmd
 }
 
@@ -207,6 +217,8 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		ResumeCommand: resume,
 		Observer:      prog,
 		Logger:        prog.logger,
+		Readers:       o.par.readers,
+		RangeRows:     o.par.rangeRows,
 	}
 	res, err := engine.Run(ctx, cfg)
 	prog.stop(res != nil && res.Status == engine.StatusComplete)
