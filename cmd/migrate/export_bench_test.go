@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"testing"
 
-	"net/http/httptest"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/s3test"
 )
@@ -58,6 +61,40 @@ func BenchmarkLoadExportNullEndpoint(b *testing.B) {
 	})
 }
 
+// BenchmarkReaders reads the bookstore with 1, 2 and 4 parallel readers
+// (tables analyzed, split into ranges of 5,000 rows), exporting to a
+// directory uncompressed and writing into the null endpoint. Besides
+// items/s it reports the CPUs the migrate process kept busy: on this
+// project's 2-core machine PostgreSQL and migrate share the cores.
+func BenchmarkReaders(b *testing.B) {
+	bin, pg := benchSource(b)
+	conn, err := pgx.Connect(b.Context(), pg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, err = conn.Exec(b.Context(), "ANALYZE")
+	conn.Close(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var items atomic.Int64
+	null := httptest.NewServer(nullDynamoDB(&items))
+	b.Cleanup(null.Close)
+	for _, readers := range []int{1, 2, 4} {
+		par := []string{"--readers", strconv.Itoa(readers), "--range-rows", "5000"}
+		b.Run(fmt.Sprintf("export/N=%d", readers), func(b *testing.B) {
+			benchExport(b, bin, pg, filepath.Join(b.TempDir(), "export"), append(par, "--compression", "none")...)
+		})
+		b.Run(fmt.Sprintf("run/N=%d", readers), func(b *testing.B) {
+			state := filepath.Join(b.TempDir(), "state.json")
+			benchLoop(b, func() *exec.Cmd {
+				return exec.Command(bin, append([]string{"run", bookstoreMapping, "--pg", pg, "--endpoint", null.URL, "--table", "BenchNull",
+					"--quiet", "--fresh", "--state", state}, par...)...)
+			})
+		})
+	}
+}
+
 func benchExport(b *testing.B, bin, pg, to string, extra ...string) {
 	b.Helper()
 	state := filepath.Join(b.TempDir(), "state.json")
@@ -72,6 +109,7 @@ func benchExport(b *testing.B, bin, pg, to string, extra ...string) {
 func benchLoop(b *testing.B, mk func() *exec.Cmd) {
 	b.Helper()
 	var maxRSS, written int64
+	var cpu atomic.Int64 // nanoseconds of CPU the process used
 	b.ResetTimer()
 	for b.Loop() {
 		cmd := mk()
@@ -84,9 +122,11 @@ func benchLoop(b *testing.B, mk func() *exec.Cmd) {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			maxRSS = max(maxRSS, ru.Maxrss) // KiB on Linux
 		}
+		cpu.Add(int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()))
 		written = totalWritten(b, out.String())
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(written)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	b.ReportMetric(float64(cpu.Load())/float64(b.N)/1e9/(b.Elapsed().Seconds()/float64(b.N)), "migrate-CPUs")
 	b.ReportMetric(float64(maxRSS)/1024, "peak-RSS-MiB")
 }
