@@ -79,6 +79,9 @@ func TestDependencies(t *testing.T) {
 		{module + "/extract", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind")(imp)
 		}, "extract reads PostgreSQL and knows nothing of DynamoDB"},
+		{module + "/export", func(imp string) bool {
+			return !within("github.com/jackc", module+"/extract", module+"/transform")(imp)
+		}, "export stores and reads items; the source side is the engine's"},
 	}
 	for _, r := range rules {
 		imps, ok := pkgs[r.pkg]
