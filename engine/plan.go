@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -92,6 +93,8 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		},
 		est: capacity.New(capacity.Config{
 			Indexes:            src.indexes(),
+			PartitionKey:       m.PartitionKey,
+			SortKey:            m.SortKey,
 			PricePerMillionWCU: cfg.PricePerMillionWCU,
 			WriteRate:          cfg.WriteRate,
 			Copies:             capacity.CopySets(m),
@@ -116,8 +119,10 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		expected: b.expected, rowError: b.problem, visit: b.visit}
 	if !tgt.exists {
 		c.mode = "none"
+		pkType, skType := keyTypesOf(m)
 		b.p.Table.Create = tableCreate(load.CreateTableInput(load.Config{
 			Table: tgt.name, PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: src.indexes(),
+			PartitionKeyType: pkType, SortKeyType: skType,
 		}))
 	}
 	cfg.Logger.Debug("plan: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode)
@@ -281,6 +286,10 @@ func (b *planBuilder) finish(src *source) {
 	c.Import = report.ImportPath{UncompressedBytes: ip.UncompressedBytes, PricePerGB: ip.PricePerGB, EstimatedCostUSD: ip.CostUSD,
 		GBPerHour: ip.GBPerHour, OverheadSeconds: ip.Overhead.Seconds(), EstimatedSeconds: ip.Seconds}
 	c.Cheaper = est.Cheaper()
+	if _, err := load.TableCreationParameters(TableConfig(src.m, "")); err != nil {
+		c.Import.Unsupported = strings.TrimPrefix(err.Error(), "load: ")
+		c.Cheaper = "write"
+	}
 	for _, bin := range est.Histogram {
 		c.SizeHistogram = append(c.SizeHistogram, report.SizeBin{MinBytes: bin.Min, MaxBytes: bin.Max, Items: bin.Items})
 	}
@@ -295,7 +304,8 @@ func (b *planBuilder) finish(src *source) {
 		if !ix.Exact {
 			method = "hyperloglog"
 		}
-		c.Indexes = append(c.Indexes, report.IndexKeys{Index: ix.Name, Items: ix.Items, WriteUnits: ix.WriteUnits, DistinctPartitionKeys: ix.DistinctPartitionKeys, Method: method})
+		c.Indexes = append(c.Indexes, report.IndexKeys{Index: ix.Name, Items: ix.Items, WriteUnits: ix.WriteUnits, DistinctPartitionKeys: ix.DistinctPartitionKeys, Method: method,
+			Projection: ix.Projection, StorageBytes: ix.StorageBytes, AllWriteUnits: ix.AllWriteUnits, AllStorageBytes: ix.AllStorageBytes})
 	}
 	for _, sr := range src.shards {
 		in := sr.Inputs

@@ -178,6 +178,7 @@ func (c RunConfig) writerConfig() load.Config {
 	w.Table = c.Table
 	if c.Mapping != nil {
 		w.PartitionKey, w.SortKey = c.Mapping.PartitionKey, c.Mapping.SortKey
+		w.PartitionKeyType, w.SortKeyType = keyTypesOf(c.Mapping)
 		w.Indexes = indexesOf(c.Mapping)
 	}
 	w.Logger = c.Logger

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
@@ -27,15 +28,20 @@ func LoadMapping(path string) (*mapping.Mapping, error) {
 
 // Validate checks a mapping against the live catalog of the database at
 // pgURL, inside a read-only snapshot, reading nothing but the catalog. The
-// problems come back as mapping.Diagnostics.
-func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) error {
+// problems come back as mapping.Diagnostics; so do the warnings of a valid
+// mapping (mapping.Warnings: a key template that reads a nullable column),
+// which are advice, never a failure.
+func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) (warnings mapping.Diagnostics, err error) {
 	conn, snap, err := openSnapshot(ctx, pgURL)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer closeSnapshot(ctx, conn, snap)
-	_, err = checkAgainst(ctx, snap, m)
-	return err
+	cat, err := checkAgainst(ctx, snap, m)
+	if err != nil {
+		return nil, err
+	}
+	return mapping.Warnings(m, cat), nil
 }
 
 // source is a validated mapping, compiled against the catalog, with the
@@ -46,6 +52,7 @@ type source struct {
 	plan *transform.Plan
 	snap *extract.Snapshot
 	conn *pgx.Conn
+	cat  *mapping.Catalog
 	// url and snapshotID are how more readers join the snapshot (see
 	// readers.go); snapshotID is empty unless the snapshot was given.
 	url, snapshotID string
@@ -91,6 +98,7 @@ func openSourceAt(ctx context.Context, m *mapping.Mapping, pgURL, snapshotID str
 		src.close(ctx)
 		return nil, err
 	}
+	src.cat = cat
 	if src.plan, err = transform.Compile(m, cat); err != nil {
 		src.close(ctx)
 		return nil, err
@@ -108,15 +116,29 @@ func (s *source) close(ctx context.Context) {
 	s.conn, s.snap = nil, nil
 }
 
-// indexes are the mapping's GSIs in the loader's terms.
+// indexes are the mapping's secondary indexes in the loader's terms.
 func (s *source) indexes() []load.Index { return indexesOf(s.m) }
 
+// indexesOf gives the loader every index with its kind (global or local),
+// key types and projection, for table creation, the table check and write
+// units.
 func indexesOf(m *mapping.Mapping) []load.Index {
 	var out []load.Index
 	for _, ix := range m.Indexes {
-		out = append(out, load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey})
+		li := load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Local: ix.Local,
+			PartitionKeyType: types.ScalarAttributeType(ix.PartitionKeyType), SortKeyType: types.ScalarAttributeType(ix.SortKeyType),
+			Projection: types.ProjectionType(ix.Projection.Type)}
+		for _, a := range ix.Projection.NonKeyAttributes {
+			li.NonKeyAttributes = append(li.NonKeyAttributes, a.Name)
+		}
+		out = append(out, li)
 	}
 	return out
+}
+
+// keyTypesOf is the table's key types in the loader's terms.
+func keyTypesOf(m *mapping.Mapping) (pk, sk types.ScalarAttributeType) {
+	return types.ScalarAttributeType(m.PartitionKeyType), types.ScalarAttributeType(m.SortKeyType)
 }
 
 // rowVisitor sees every source row with the items it produced and the row

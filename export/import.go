@@ -93,9 +93,9 @@ func ImportRequest(src *Source, m *mapping.Mapping, table string) (*dynamodb.Imp
 		return nil, kindedConfig(fmt.Errorf("the export was made with another mapping (sha256 %.12s…, and %s has %.12s…): import it with the mapping it was made with", src.Manifest.MappingSHA256, m.File, m.Digest))
 	}
 	table = cmp.Or(table, m.Table)
-	var idx []load.Index
-	for _, ix := range m.Indexes {
-		idx = append(idx, load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey})
+	params, err := load.TableCreationParameters(engine.TableConfig(m, table))
+	if err != nil {
+		return nil, kindedConfig(fmt.Errorf("%w; create the table with run --create-table and load the export with run --from-export", err))
 	}
 	token := sha256.Sum256([]byte(src.sha + "\x00" + table))
 	return &dynamodb.ImportTableInput{
@@ -106,7 +106,7 @@ func ImportRequest(src *Source, m *mapping.Mapping, table string) (*dynamodb.Imp
 			S3Bucket:    aws.String(w.Bucket),
 			S3KeyPrefix: aws.String(w.key(dataDir) + "/"),
 		},
-		TableCreationParameters: load.TableCreationParameters(load.Config{Table: table, PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: idx}),
+		TableCreationParameters: params,
 	}, nil
 }
 

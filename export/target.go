@@ -132,15 +132,9 @@ func NewTarget(cfg TargetConfig) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, kindedConfig(err)
 	}
-	m := cfg.Mapping
-	var idx []load.Index
-	for _, ix := range m.Indexes {
-		idx = append(idx, load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey})
-	}
-	checker, err := load.NewChecker(load.Config{
-		PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: idx,
-		OnDuplicate: cfg.OnDuplicate, RecentKeys: cfg.RecentKeys, Logger: cfg.Logger,
-	})
+	lc := engine.TableConfig(cfg.Mapping, "")
+	lc.OnDuplicate, lc.RecentKeys, lc.Logger = cfg.OnDuplicate, cfg.RecentKeys, cfg.Logger
+	checker, err := load.NewChecker(lc)
 	if err != nil {
 		return nil, kindedConfig(err)
 	}

@@ -94,3 +94,10 @@ func (s *Snapshot) Close(ctx context.Context) error {
 func (s *Snapshot) Catalog(ctx context.Context, schemas []string) (*Catalog, error) {
 	return ReadCatalog(ctx, s.tx, schemas)
 }
+
+// Query runs a query inside the snapshot, so that a caller's own SQL sees
+// the same data as the rows read through it. The transaction is read
+// only: a statement that writes fails.
+func (s *Snapshot) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return s.tx.Query(ctx, sql, args...)
+}

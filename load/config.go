@@ -6,13 +6,25 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Index is a global secondary index of the target table.
+// Index is a secondary index of the target table: global, or local (Local:
+// its PartitionKey is the table's).
 type Index struct {
 	Name         string
 	PartitionKey string
 	SortKey      string // may be ""
+	Local        bool
+	// PartitionKeyType and SortKeyType are the key attributes' types;
+	// "" means S.
+	PartitionKeyType, SortKeyType types.ScalarAttributeType
+	// Projection is ALL ("" too), KEYS_ONLY or INCLUDE with
+	// NonKeyAttributes. It sets what the index stores and what a write to
+	// it costs.
+	Projection       types.ProjectionType
+	NonKeyAttributes []string
 }
 
 // Values of Config.OnDuplicate.
@@ -27,7 +39,9 @@ type Config struct {
 	Table        string  // target table name; required
 	PartitionKey string  // attribute name of the table's partition key; required
 	SortKey      string  // attribute name of the table's sort key; may be ""
-	Indexes      []Index // GSIs: for write-unit accounting, key checks and EnsureTable
+	Indexes      []Index // secondary indexes: for write-unit accounting, key checks and EnsureTable
+	// PartitionKeyType and SortKeyType are the table's key types; "" means S.
+	PartitionKeyType, SortKeyType types.ScalarAttributeType
 
 	// Concurrency is the number of BatchWriteItem calls in flight. Default 8.
 	Concurrency int
@@ -121,6 +135,26 @@ func (c Config) Validate() error {
 	if c.SortKey != "" && c.SortKey == c.PartitionKey {
 		bad("sort key %q is the same attribute as the partition key", c.SortKey)
 	}
+	// One attribute has one type, whichever keys it serves.
+	attrTypes := map[string]types.ScalarAttributeType{}
+	typed := func(name string, t types.ScalarAttributeType) {
+		if name == "" {
+			return
+		}
+		if t == "" {
+			t = types.ScalarAttributeTypeS
+		}
+		if prev, ok := attrTypes[name]; ok && prev != t {
+			bad("key attribute %q is used as %s and as %s", name, prev, t)
+		}
+		attrTypes[name] = t
+	}
+	typed(c.PartitionKey, c.PartitionKeyType)
+	typed(c.SortKey, c.SortKeyType)
+	for _, ix := range c.Indexes {
+		typed(ix.PartitionKey, ix.PartitionKeyType)
+		typed(ix.SortKey, ix.SortKeyType)
+	}
 	names := map[string]bool{}
 	for i, ix := range c.Indexes {
 		switch {
@@ -132,6 +166,21 @@ func (c Config) Validate() error {
 		names[ix.Name] = true
 		if ix.PartitionKey == "" {
 			bad("index %q has no partition key", ix.Name)
+		}
+		if ix.Local && (ix.PartitionKey != c.PartitionKey || ix.SortKey == "" || c.SortKey == "") {
+			bad("local index %q must share the table's partition key %q and have a sort key, on a table with a sort key", ix.Name, c.PartitionKey)
+		}
+		switch ix.Projection {
+		case "", types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+			if len(ix.NonKeyAttributes) > 0 {
+				bad("index %q: non-key attributes need projection INCLUDE", ix.Name)
+			}
+		case types.ProjectionTypeInclude:
+			if len(ix.NonKeyAttributes) == 0 {
+				bad("index %q: projection INCLUDE needs non-key attributes", ix.Name)
+			}
+		default:
+			bad("index %q: unknown projection %q", ix.Name, ix.Projection)
 		}
 		if ix.SortKey != "" && ix.SortKey == ix.PartitionKey {
 			bad("index %q: sort key %q is the same attribute as its partition key", ix.Name, ix.SortKey)

@@ -2,6 +2,7 @@ package load
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -11,8 +12,13 @@ func TestTableCreationParameters(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig()
 	cfg.Indexes = append(cfg.Indexes, Index{Name: "GSI2", PartitionKey: "GSI2PK"}, Index{Name: "Inverted", PartitionKey: "SK", SortKey: "PK"})
-	got := TableCreationParameters(cfg)
-	create := createTableInput(cfg)
+	cfg.PartitionKeyType = "N"
+	cfg.Indexes[0].Projection, cfg.Indexes[0].NonKeyAttributes = "INCLUDE", []string{"name"}
+	got, err := TableCreationParameters(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := createTableInput(cfg.WithDefaults())
 	for _, c := range []struct {
 		what      string
 		got, want any
@@ -34,5 +40,18 @@ func TestTableCreationParameters(t *testing.T) {
 	}
 	if got.BillingMode != "PAY_PER_REQUEST" || len(got.GlobalSecondaryIndexes) != 3 {
 		t.Errorf("billing %s, %d indexes", got.BillingMode, len(got.GlobalSecondaryIndexes))
+	}
+	if p := got.GlobalSecondaryIndexes[0].Projection; p.ProjectionType != "INCLUDE" || len(p.NonKeyAttributes) != 1 {
+		t.Errorf("projection %+v", p)
+	}
+	for _, d := range got.AttributeDefinitions {
+		if *d.AttributeName == "PK" && d.AttributeType != "N" {
+			t.Errorf("PK is %s, want N", d.AttributeType)
+		}
+	}
+	// ImportTable creates no local index.
+	cfg.Indexes = append(cfg.Indexes, Index{Name: "ByDate", PartitionKey: "PK", SortKey: "date", Local: true})
+	if _, err := TableCreationParameters(cfg); err == nil || !strings.Contains(err.Error(), "ByDate") {
+		t.Errorf("a local index: %v", err)
 	}
 }

@@ -28,10 +28,11 @@ var ErrTableMismatch = errors.New("load: existing table does not match the mappi
 const tableWait = 5 * time.Minute
 
 // EnsureTable creates cfg.Table if it does not exist: the partition key, the
-// sort key if any, and every index of cfg.Indexes, all keys of type S,
-// on-demand billing, indexes projecting ALL; then waits until it is ACTIVE.
-// If the table exists, it checks that its key schema and indexes match cfg
-// and explains every difference if not, then waits until it is ACTIVE.
+// sort key if any, and every index of cfg.Indexes (global and local), with
+// the key types and projections cfg gives (S and ALL by default), on-demand
+// billing; then waits until it is ACTIVE. If the table exists, it checks
+// that its key schema, key types, indexes and projections match cfg and
+// explains every difference if not, then waits until it is ACTIVE.
 func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -101,31 +102,57 @@ func indexesActive(t *types.TableDescription) bool {
 func createTableInput(cfg Config) *dynamodb.CreateTableInput {
 	var defs []types.AttributeDefinition
 	seen := map[string]bool{}
-	def := func(name string) {
+	def := func(name string, typ types.ScalarAttributeType) {
 		if name == "" || seen[name] {
 			return
 		}
 		seen[name] = true
-		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: types.ScalarAttributeTypeS})
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: keyType(typ)})
 	}
-	def(cfg.PartitionKey)
-	def(cfg.SortKey)
+	def(cfg.PartitionKey, cfg.PartitionKeyType)
+	def(cfg.SortKey, cfg.SortKeyType)
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(cfg.Table),
 		KeySchema:   keySchema(cfg.PartitionKey, cfg.SortKey),
 		BillingMode: types.BillingModePayPerRequest,
 	}
 	for _, ix := range cfg.Indexes {
-		def(ix.PartitionKey)
-		def(ix.SortKey)
+		def(ix.PartitionKey, ix.PartitionKeyType)
+		def(ix.SortKey, ix.SortKeyType)
+		if ix.Local {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName:  aws.String(ix.Name),
+				KeySchema:  keySchema(cfg.PartitionKey, ix.SortKey),
+				Projection: projection(ix),
+			})
+			continue
+		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
 			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: projection(ix),
 		})
 	}
 	in.AttributeDefinitions = defs
 	return in
+}
+
+// keyType is a key attribute's type, S when unset.
+func keyType(t types.ScalarAttributeType) types.ScalarAttributeType {
+	if t == "" {
+		return types.ScalarAttributeTypeS
+	}
+	return t
+}
+
+func projection(ix Index) *types.Projection {
+	switch ix.Projection {
+	case "", types.ProjectionTypeAll:
+		return &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	case types.ProjectionTypeInclude:
+		return &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: ix.NonKeyAttributes}
+	}
+	return &types.Projection{ProjectionType: ix.Projection}
 }
 
 func keySchema(pk, sk string) []types.KeySchemaElement {
@@ -156,22 +183,23 @@ func checkTable(cfg Config, t *types.TableDescription) error {
 	for _, d := range t.AttributeDefinitions {
 		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
 	}
-	checkType := func(what, name string) {
-		if typ, ok := attrTypes[name]; ok && typ != types.ScalarAttributeTypeS {
-			diffs = append(diffs, fmt.Sprintf("%s %q has type %s, the mapping writes strings (S)", what, name, typ))
+	checkType := func(what, name string, want types.ScalarAttributeType) {
+		want = keyType(want)
+		if typ, ok := attrTypes[name]; ok && typ != want {
+			diffs = append(diffs, fmt.Sprintf("%s %q has type %s, the mapping writes %s", what, name, typ, typeWord(want)))
 		}
 	}
-	compare := func(what string, wantPK, wantSK string, ks []types.KeySchemaElement) {
+	compare := func(what string, wantPK, wantSK string, pkType, skType types.ScalarAttributeType, ks []types.KeySchemaElement) {
 		pk, sk := keysOf(ks)
 		if pk != wantPK {
 			diffs = append(diffs, fmt.Sprintf("%s partition key is %q, the mapping uses %q", what, pk, wantPK))
 		} else {
-			checkType(what+" partition key", pk)
+			checkType(what+" partition key", pk, pkType)
 		}
 		switch {
 		case sk == wantSK:
 			if sk != "" {
-				checkType(what+" sort key", sk)
+				checkType(what+" sort key", sk, skType)
 			}
 		case sk == "":
 			diffs = append(diffs, fmt.Sprintf("%s has no sort key, the mapping uses %q", what, wantSK))
@@ -181,23 +209,81 @@ func checkTable(cfg Config, t *types.TableDescription) error {
 			diffs = append(diffs, fmt.Sprintf("%s sort key is %q, the mapping uses %q", what, sk, wantSK))
 		}
 	}
-	compare("table", cfg.PartitionKey, cfg.SortKey, t.KeySchema)
-	existing := map[string][]types.KeySchemaElement{}
+	// An index must project at least what the mapping declares: a table
+	// projecting more serves every read the mapping plans (it costs more).
+	compareProjection := func(ix Index, p *types.Projection) {
+		want := projection(ix)
+		if p == nil || p.ProjectionType == "" || p.ProjectionType == types.ProjectionTypeAll || want.ProjectionType == types.ProjectionTypeKeysOnly {
+			return
+		}
+		if want.ProjectionType == types.ProjectionTypeAll {
+			diffs = append(diffs, fmt.Sprintf("index %s projects %s, the mapping declares ALL", ix.Name, p.ProjectionType))
+			return
+		}
+		have := map[string]bool{}
+		for _, a := range p.NonKeyAttributes {
+			have[a] = true
+		}
+		var missing []string
+		for _, a := range want.NonKeyAttributes {
+			if !have[a] {
+				missing = append(missing, a)
+			}
+		}
+		if len(missing) > 0 {
+			diffs = append(diffs, fmt.Sprintf("index %s does not project %s, which the mapping includes", ix.Name, strings.Join(missing, ", ")))
+		}
+	}
+	compare("table", cfg.PartitionKey, cfg.SortKey, cfg.PartitionKeyType, cfg.SortKeyType, t.KeySchema)
+	type existing struct {
+		keys       []types.KeySchemaElement
+		projection *types.Projection
+		local      bool
+	}
+	indexes := map[string]existing{}
 	for _, ix := range t.GlobalSecondaryIndexes {
-		existing[aws.ToString(ix.IndexName)] = ix.KeySchema
+		indexes[aws.ToString(ix.IndexName)] = existing{ix.KeySchema, ix.Projection, false}
+	}
+	for _, ix := range t.LocalSecondaryIndexes {
+		indexes[aws.ToString(ix.IndexName)] = existing{ix.KeySchema, ix.Projection, true}
 	}
 	for _, ix := range cfg.Indexes {
-		ks, ok := existing[ix.Name]
-		if !ok {
+		have, ok := indexes[ix.Name]
+		switch {
+		case !ok && ix.Local:
+			diffs = append(diffs, fmt.Sprintf("local index %q is missing (a local index can only be created with the table)", ix.Name))
+			continue
+		case !ok:
 			diffs = append(diffs, fmt.Sprintf("index %q is missing", ix.Name))
 			continue
+		case have.local != ix.Local:
+			diffs = append(diffs, fmt.Sprintf("index %q is %s, the mapping declares it %s", ix.Name, scope(have.local), scope(ix.Local)))
+			continue
 		}
-		compare("index "+ix.Name, ix.PartitionKey, ix.SortKey, ks)
+		compare("index "+ix.Name, ix.PartitionKey, ix.SortKey, ix.PartitionKeyType, ix.SortKeyType, have.keys)
+		compareProjection(ix, have.projection)
 	}
 	if len(diffs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: table %q: %s", ErrTableMismatch, cfg.Table, strings.Join(diffs, "; "))
+}
+
+func scope(local bool) string {
+	if local {
+		return "local"
+	}
+	return "global"
+}
+
+func typeWord(t types.ScalarAttributeType) string {
+	switch t {
+	case types.ScalarAttributeTypeN:
+		return "numbers (N)"
+	case types.ScalarAttributeTypeB:
+		return "binary (B)"
+	}
+	return "strings (S)"
 }
 
 // CheckTable reports every difference between an existing table's

@@ -235,7 +235,7 @@ func (r *run) accept(win *window, it Item) {
 		key:    key,
 		pkHash: pkHash,
 		wire:   requestBytes(it.Attrs),
-		wcu:    WriteUnits(size) * (1 + indexesOf(it.Attrs, cfg.Indexes)),
+		wcu:    itemWriteUnits(it.Attrs, size, cfg),
 	})
 }
 

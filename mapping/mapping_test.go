@@ -86,7 +86,7 @@ func TestDiagnostics(t *testing.T) {
 		want  []string
 	}{
 		{"yaml syntax", "table: [\n", false, []string{"m.yaml:1:1: invalid YAML: did not find expected node content"}},
-		{"missing required", "table: T\n", false, []string{
+		{"missing required", "table: Shop\n", false, []string{
 			`m.yaml:1:1: the mapping is missing required field "entities"`,
 			`m.yaml:1:1: the mapping is missing required field "keys"`}},
 		{"unknown top field", header + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\ntabel: X\n", false,

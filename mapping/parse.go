@@ -3,6 +3,7 @@ package mapping
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -99,21 +100,23 @@ func (p *parser) required(n *yaml.Node, what string, have map[string]bool, keys 
 func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 	have := map[string]bool{}
 	m.EntityAttribute, m.Separator, m.Schema = DefaultEntityAttribute, DefaultSeparator, DefaultSchema
-	var indexesNode, entitiesNode *yaml.Node
-	p.fields(n, "the mapping", []string{"table", "keys", "indexes", "entities", "entityAttribute", "separator", "schema"}, func(key string, k, v *yaml.Node) {
+	m.PartitionKeyType = KeyString
+	var indexesNode, entitiesNode, patternsNode *yaml.Node
+	p.fields(n, "the mapping", []string{"table", "keys", "indexes", "entities", "entityAttribute", "separator", "schema", "accessPatterns"}, func(key string, k, v *yaml.Node) {
 		have[key] = true
 		switch key {
 		case "table":
 			m.Table, _ = p.name(v, "table")
+			p.checkName("table", m.Table, pos(v))
 		case "keys":
 			kh := map[string]bool{}
 			p.fields(v, "keys", []string{"partition", "sort"}, func(key string, _, v *yaml.Node) {
 				kh[key] = true
 				switch key {
 				case "partition":
-					m.PartitionKey, _ = p.name(v, "keys.partition")
+					m.PartitionKey, m.PartitionKeyType = p.keyAttr(v, "keys.partition")
 				case "sort":
-					m.SortKey, _ = p.name(v, "keys.sort")
+					m.SortKey, m.SortKeyType = p.keyAttr(v, "keys.sort")
 				}
 			})
 			if v.Kind == yaml.MappingNode {
@@ -123,6 +126,8 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 			indexesNode = v
 		case "entities":
 			entitiesNode = v
+		case "accessPatterns":
+			patternsNode = v
 		case "entityAttribute":
 			m.EntityAttribute, _ = p.name(v, "entityAttribute")
 		case "separator":
@@ -139,31 +144,250 @@ func (p *parser) parseRoot(n *yaml.Node, m *Mapping) {
 	p.required(n, "the mapping", have, "table", "keys", "entities")
 	if indexesNode != nil {
 		p.parseIndexes(indexesNode, m)
+		p.checkKeyTypes(m)
 	}
 	if entitiesNode != nil {
 		p.parseEntities(entitiesNode, m)
 	}
+	if patternsNode != nil {
+		p.parseAccessPatterns(patternsNode, m)
+	}
 	p.checkAttributeNames(m)
+	p.checkIndexProjections(m)
 }
 
+// keyAttr reads a key attribute: a name (type S), or { name, type }.
+func (p *parser) keyAttr(v *yaml.Node, what string) (string, KeyType) {
+	if v.Kind != yaml.MappingNode {
+		name, _ := p.name(v, what)
+		return name, KeyString
+	}
+	var name string
+	typ := KeyString
+	have := map[string]bool{}
+	p.fields(v, what, []string{"name", "type"}, func(key string, _, v *yaml.Node) {
+		have[key] = true
+		switch key {
+		case "name":
+			name, _ = p.name(v, what+" name")
+		case "type":
+			if s, ok := p.name(v, what+" type"); ok {
+				switch KeyType(s) {
+				case KeyString, KeyNumber, KeyBinary:
+					typ = KeyType(s)
+				default:
+					p.r.errorf(pos(v), "%s type must be S (string), N (number) or B (binary), not %q", what, s)
+				}
+			}
+		}
+	})
+	p.required(v, what, have, "name")
+	return name, typ
+}
+
+// DynamoDB's limits on the indexes of one table.
+const (
+	maxGlobalIndexes = 20
+	maxLocalIndexes  = 5
+	maxProjected     = 100 // non-key attributes projected, summed over all indexes
+)
+
 func (p *parser) parseIndexes(n *yaml.Node, m *Mapping) {
+	globals, locals := 0, 0
 	p.fields(n, "indexes", nil, func(name string, k, v *yaml.Node) {
-		ix := &Index{Name: name, Pos: pos(k)}
+		ix := &Index{Name: name, Pos: pos(k), PartitionKeyType: KeyString, Projection: Projection{Type: ProjectAll, Pos: pos(k)}}
+		p.checkName("index", name, ix.Pos)
 		have := map[string]bool{}
-		p.fields(v, "index "+name, []string{"partition", "sort"}, func(key string, _, v *yaml.Node) {
+		var partitionNode *yaml.Node
+		p.fields(v, "index "+name, []string{"partition", "sort", "local", "projection"}, func(key string, k, v *yaml.Node) {
 			have[key] = true
 			switch key {
 			case "partition":
-				ix.PartitionKey, _ = p.name(v, "partition")
+				partitionNode = k
+				ix.PartitionKey, ix.PartitionKeyType = p.keyAttr(v, "partition")
 			case "sort":
-				ix.SortKey, _ = p.name(v, "sort")
+				ix.SortKey, ix.SortKeyType = p.keyAttr(v, "sort")
+			case "local":
+				if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
+					p.r.errorf(pos(v), "local must be true or false, not %s", kindName(v))
+					return
+				}
+				ix.Local = v.Value == "true"
+			case "projection":
+				ix.Projection = p.parseProjection(v)
 			}
 		})
 		if v.Kind == yaml.MappingNode {
-			p.required(v, "index "+name, have, "partition")
+			switch {
+			case ix.Local:
+				locals++
+				if partitionNode != nil {
+					p.r.errorf(pos(partitionNode), "index %s is local: it shares the table's partition key %q, so it declares only sort", name, m.PartitionKey)
+				}
+				p.required(v, "local index "+name, have, "sort")
+				if m.SortKey == "" {
+					p.r.errorf(pos(k), "local index %s needs a table with a sort key (keys.sort): an LSI is an alternative sort key of the table's item collections", name)
+				}
+				ix.PartitionKey, ix.PartitionKeyType = m.PartitionKey, m.PartitionKeyType
+			default:
+				globals++
+				p.required(v, "index "+name, have, "partition")
+			}
+			switch {
+			case locals > maxLocalIndexes && ix.Local:
+				p.r.errorf(pos(k), "index %s: a table has at most %d local secondary indexes", name, maxLocalIndexes)
+			case globals > maxGlobalIndexes && !ix.Local:
+				p.r.errorf(pos(k), "index %s: a table has at most %d global secondary indexes", name, maxGlobalIndexes)
+			}
 		}
 		m.Indexes = append(m.Indexes, ix)
 	})
+}
+
+// checkKeyTypes checks that an attribute serving as several keys (an
+// inverted index keyed on SK) has one type in all of them.
+func (p *parser) checkKeyTypes(m *Mapping) {
+	type use struct {
+		typ  KeyType
+		what string
+	}
+	seen := map[string]use{}
+	add := func(name string, typ KeyType, what string, at Pos) {
+		if name == "" {
+			return
+		}
+		if typ == "" {
+			typ = KeyString
+		}
+		if prev, ok := seen[name]; ok && prev.typ != typ {
+			p.r.errorf(at, "%s: key attribute %q has type %s here but %s as %s; an attribute has one type", what, name, typ, prev.typ, prev.what)
+			return
+		}
+		if _, ok := seen[name]; !ok {
+			seen[name] = use{typ, what}
+		}
+	}
+	add(m.PartitionKey, m.PartitionKeyType, "the table's partition key", m.Pos)
+	add(m.SortKey, m.SortKeyType, "the table's sort key", m.Pos)
+	for _, ix := range m.Indexes {
+		if !ix.Local {
+			add(ix.PartitionKey, ix.PartitionKeyType, "index "+ix.Name, ix.Pos)
+		}
+		add(ix.SortKey, ix.SortKeyType, "index "+ix.Name, ix.Pos)
+	}
+}
+
+// parseProjection reads projection: ALL | KEYS_ONLY | { include: [attr, ...] }.
+func (p *parser) parseProjection(v *yaml.Node) Projection {
+	pr := Projection{Type: ProjectAll, Pos: pos(v)}
+	if v.Kind == yaml.MappingNode {
+		have := map[string]bool{}
+		p.fields(v, "projection", []string{"include"}, func(_ string, _, v *yaml.Node) {
+			have["include"] = true
+			pr.Type = ProjectInclude
+			pr.NonKeyAttributes = p.refs(v, "projection include", "attribute names")
+		})
+		p.required(v, "projection", have, "include")
+		if have["include"] && len(pr.NonKeyAttributes) == 0 {
+			p.r.errorf(pos(v), "projection include must name at least one attribute (or use KEYS_ONLY)")
+		}
+		return pr
+	}
+	s, ok := p.name(v, "projection")
+	if !ok {
+		return pr
+	}
+	switch strings.ToUpper(s) {
+	case string(ProjectAll):
+		pr.Type = ProjectAll
+	case string(ProjectKeysOnly):
+		pr.Type = ProjectKeysOnly
+	case string(ProjectInclude):
+		p.r.errorf(pos(v), "projection INCLUDE names its attributes: projection: { include: [attr, ...] }")
+	default:
+		p.r.errorf(pos(v), "projection must be ALL, KEYS_ONLY or { include: [attr, ...] }, not %q%s", s, suggest(strings.ToUpper(s), []string{"ALL", "KEYS_ONLY"}))
+	}
+	return pr
+}
+
+// checkIndexProjections checks INCLUDE projections: the attributes exist on
+// some item of the index, and DynamoDB's limit of 100 projected attributes
+// over all indexes.
+func (p *parser) checkIndexProjections(m *Mapping) {
+	total := 0
+	for _, ix := range m.Indexes {
+		if ix.Projection.Type != ProjectInclude {
+			continue
+		}
+		total += len(ix.Projection.NonKeyAttributes)
+		if total > maxProjected {
+			p.r.errorf(ix.Projection.Pos, "index %s: the indexes of a table project at most %d non-key attributes in all, this makes %d", ix.Name, maxProjected, total)
+		}
+		reserved := m.reservedAttributes()
+		written := m.writtenAttributes(ix.Name)
+		for _, a := range ix.Projection.NonKeyAttributes {
+			switch a.Name {
+			case m.PartitionKey, m.SortKey, ix.PartitionKey, ix.SortKey:
+				p.r.errorf(a.Pos, "index %s projects %q, a key of the table or the index: keys are always projected", ix.Name, a.Name)
+				continue
+			}
+			if _, isKey := reserved[a.Name]; isKey {
+				continue // another index's key or the entity attribute: written by the tool
+			}
+			if written != nil && !written[a.Name] {
+				p.r.errorf(a.Pos, "index %s projects %q, which no entity in the index writes%s", ix.Name, a.Name, suggest(a.Name, sortedKeys(written)))
+			}
+		}
+	}
+}
+
+// writtenAttributes lists the attribute names the entities in an index
+// write by name (explicit attributes, embeds, copies), or nil when one of
+// them selects "*" (its names are known only from the catalog).
+func (m *Mapping) writtenAttributes(index string) map[string]bool {
+	out := map[string]bool{m.EntityAttribute: true}
+	var copies func([]*Copy)
+	copies = func(cs []*Copy) {
+		for _, c := range cs {
+			if c.Into != "" {
+				out[c.Into] = true
+				continue
+			}
+			for _, a := range c.Attributes {
+				out[a.Name] = true
+			}
+			copies(c.Copies)
+		}
+	}
+	for _, e := range m.Entities {
+		in := false
+		for _, ei := range e.Indexes {
+			in = in || ei.Index == index
+		}
+		if !in {
+			continue
+		}
+		if e.AllColumns {
+			return nil
+		}
+		for _, a := range e.Attributes {
+			out[a.Name] = true
+		}
+		for _, em := range e.Embeds {
+			out[em.Attribute] = true
+		}
+		copies(e.Copies)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // reservedAttributes are the attributes the tool writes itself: the table
@@ -174,6 +398,12 @@ func (m *Mapping) reservedAttributes() map[string]string {
 		reserved[m.SortKey] = "the table's sort key"
 	}
 	for _, ix := range m.Indexes {
+		if ix.Local {
+			if ix.SortKey != "" {
+				reserved[ix.SortKey] = "the sort key of index " + ix.Name
+			}
+			continue
+		}
 		reserved[ix.PartitionKey] = "the partition key of index " + ix.Name
 		if ix.SortKey != "" {
 			reserved[ix.SortKey] = "the sort key of index " + ix.Name
@@ -211,7 +441,7 @@ func (p *parser) parseEntities(n *yaml.Node, m *Mapping) {
 	})
 }
 
-var entityFields = []string{"from", "schema", "key", "attributes", "exclude", "index", "embed", "copy"}
+var entityFields = []string{"from", "schema", "key", "attributes", "exclude", "index", "embed", "copy", "where"}
 
 func (p *parser) parseEntity(n *yaml.Node, m *Mapping, e *Entity) {
 	have := map[string]bool{}
@@ -256,6 +486,8 @@ func (p *parser) parseEntity(n *yaml.Node, m *Mapping, e *Entity) {
 			})
 		case "copy":
 			e.Copies = p.parseCopies(v, e.Schema)
+		case "where":
+			e.Where = p.condition(v, "where")
 		case "index":
 			p.fields(v, what+" index", nil, func(name string, k, v *yaml.Node) {
 				ei := &EntityIndex{Index: name, Pos: pos(k)}
@@ -263,27 +495,44 @@ func (p *parser) parseEntity(n *yaml.Node, m *Mapping, e *Entity) {
 					p.r.errorf(pos(k), "index %q is not declared under indexes%s", name, suggest(name, m.indexNames()))
 				}
 				ih := map[string]bool{}
-				p.fields(v, "index "+name+" of "+e.Name, []string{"pk", "sk", "shard"}, func(key string, k, v *yaml.Node) {
+				ix := m.index(name)
+				p.fields(v, "index "+name+" of "+e.Name, []string{"pk", "sk", "shard", "where", "empty"}, func(key string, k, v *yaml.Node) {
 					ih[key] = true
 					switch key {
 					case "pk":
+						if ix != nil && ix.Local {
+							p.r.errorf(pos(k), "index %s is local: it shares the table's partition key, so %s gives it only sk", name, e.Name)
+							return
+						}
 						ei.PK = p.template(v, "pk")
 					case "sk":
 						ei.SK = p.template(v, "sk")
 					case "shard":
 						ei.Shard = p.parseShard(k, v)
+					case "where":
+						ei.Where = p.condition(v, "where")
+					case "empty":
+						if s, ok := p.name(v, "empty"); ok {
+							switch s {
+							case "absent":
+								ei.EmptyAbsent = true
+							case "error":
+							default:
+								p.r.errorf(pos(v), "empty must be \"error\" (an empty key value is a row error) or \"absent\" (the item stays out of the index), not %q", s)
+							}
+						}
 					}
 				})
 				p.checkShardPlaceholder(ei)
-				if v.Kind == yaml.MappingNode {
-					p.required(v, "index "+name+" of "+e.Name, ih, "pk")
-					if ix := m.index(name); ix != nil {
-						if ix.SortKey != "" && !ih["sk"] {
-							p.r.errorf(pos(v), "index %s of %s is missing \"sk\": the index has sort key %q", name, e.Name, ix.SortKey)
-						}
-						if ix.SortKey == "" && ih["sk"] {
-							p.r.errorf(pos(v), "index %s of %s has \"sk\" but the index declares no sort key", name, e.Name)
-						}
+				if v.Kind == yaml.MappingNode && ix != nil {
+					if !ix.Local {
+						p.required(v, "index "+name+" of "+e.Name, ih, "pk")
+					}
+					if ix.SortKey != "" && !ih["sk"] {
+						p.r.errorf(pos(v), "index %s of %s is missing \"sk\": the index has sort key %q", name, e.Name, ix.SortKey)
+					}
+					if ix.SortKey == "" && ih["sk"] {
+						p.r.errorf(pos(v), "index %s of %s has \"sk\" but the index declares no sort key", name, e.Name)
 					}
 				}
 				e.Indexes = append(e.Indexes, ei)
@@ -316,7 +565,42 @@ func (p *parser) template(n *yaml.Node, what string) *Template {
 	}
 	t.Pos = pos(n)
 	t.TextPos = offsetPos(n, 0)
+	bad := false
+	for _, part := range t.Placeholders() {
+		for _, f := range part.Funcs {
+			at := offsetPos(n, f.Offset)
+			if msg := checkFuncName(f.Name); msg != "" {
+				p.r.errorf(at, "%s: {%s|%s}: %s", what, part.Ref(), f.Name, msg)
+				bad = true
+				continue
+			}
+			if _, _, err := FuncArgs(f); err != nil {
+				p.r.errorf(at, "%s: {%s|%s}: %v", what, part.Ref(), f.Name, err)
+				bad = true
+			}
+		}
+	}
+	if bad {
+		return nil
+	}
 	return t
+}
+
+// condition parses a where clause, reporting a syntax error at its position.
+func (p *parser) condition(n *yaml.Node, what string) *Condition {
+	s, ok := p.str(n, what)
+	if !ok {
+		return nil
+	}
+	c, err := ParseCondition(s)
+	if err != nil {
+		te := err.(*TemplateError)
+		p.r.errorf(offsetPos(n, te.Offset), "%s: %s", what, te.Msg)
+		return nil
+	}
+	c.Pos = pos(n)
+	c.TextPos = offsetPos(n, 0)
+	return c
 }
 
 // offsetPos points into a scalar: exact for plain and double-quoted
@@ -440,6 +724,19 @@ func (p *parser) checkAttributeNames(m *Mapping) {
 			}
 			seen[a.Name] = true
 		}
+		var intos func([]*Copy)
+		intos = func(cs []*Copy) {
+			for _, c := range cs {
+				if c.Into == "" {
+					intos(c.Copies) // flat: its nested copies land on the item too
+					continue
+				}
+				if what, ok := reserved[c.Into]; ok {
+					p.r.errorf(c.IntoPos, "copy into %q of %s would overwrite %s", c.Into, e.Name, what)
+				}
+			}
+		}
+		intos(e.Copies)
 	}
 }
 

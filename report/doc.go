@@ -9,6 +9,9 @@
 //
 // The JSON documents are the types [Plan] and [Verify] encoded with
 // encoding/json; each field's comment in schema.go is its documentation.
+// Their JSON Schemas (draft 2020-12) are published as
+// docs/schema/plan.schema.json and docs/schema/verify.schema.json; this
+// package's tests keep them equal to the Go types.
 // The "schema" field names the document and its version:
 //
 //	migrate.plan/v1    Plan

@@ -143,10 +143,22 @@ func capacityMarkdown(m *md, c *Capacity) {
 		{"cheaper", "**" + cheaperLine(c) + "**"},
 	})
 	var rows [][]string
+	saving := false
 	for _, ix := range c.Indexes {
-		rows = append(rows, []string{code(ix.Index), count(ix.Items), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method})
+		saving = saving || ix.Saving() != ""
 	}
-	m.table([]string{"GSI", "items", "write units", "distinct partition keys", "counted"}, "lrrrl", rows)
+	for _, ix := range c.Indexes {
+		row := []string{code(ix.Index), count(ix.Items), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method}
+		if saving {
+			row = append(row, ix.Saving())
+		}
+		rows = append(rows, row)
+	}
+	if saving {
+		m.table([]string{"GSI", "items", "write units", "distinct partition keys", "counted", "projection"}, "lrrrll", rows)
+	} else {
+		m.table([]string{"GSI", "items", "write units", "distinct partition keys", "counted"}, "lrrrl", rows)
+	}
 	rows = nil
 	for _, sh := range c.Shards {
 		rows = append(rows, []string{cell(sh.Entity), code(sh.Index), size(sh.AvgItemBytes), count(sh.ItemsPerRCU), count(sh.PartitionMaxReadRate), count(sh.ReadRate), count(sh.Raw), "**" + count(sh.Count) + "**"})

@@ -307,3 +307,15 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexProjectionSaving(t *testing.T) {
+	t.Parallel()
+	all := IndexKeys{Index: "GSI1", Projection: "ALL", WriteUnits: 10, AllWriteUnits: 10}
+	if s := all.Saving(); s != "" {
+		t.Errorf("ALL saves %q", s)
+	}
+	keys := IndexKeys{Index: "GSI2", Projection: "KEYS_ONLY", WriteUnits: 1000, AllWriteUnits: 3500, StorageBytes: 180_000, AllStorageBytes: 2_180_000}
+	if got, want := keys.Saving(), "projection KEYS_ONLY saves 2,500 write units and 1.9 MB of storage over ALL"; got != want {
+		t.Errorf("saving %q, want %q", got, want)
+	}
+}

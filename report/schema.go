@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -226,6 +227,10 @@ type ImportPath struct {
 	GBPerHour        float64 `json:"gbPerHour"`
 	OverheadSeconds  float64 `json:"overheadSeconds"`
 	EstimatedSeconds float64 `json:"estimatedSeconds"`
+	// Unsupported, when set, says why Import from S3 cannot create this
+	// table (it creates no local secondary indexes); Cheaper is then
+	// "write" whatever the figures.
+	Unsupported string `json:"unsupported,omitempty"`
 }
 
 // WriteUnits are write capacity units: ceil(item size / 1 KB) per item, in
@@ -263,6 +268,25 @@ type IndexKeys struct {
 	// ("hyperloglog", standard error 0.81%).
 	DistinctPartitionKeys int64  `json:"distinctPartitionKeys"`
 	Method                string `json:"method"`
+	// Projection is the index's projection (ALL, KEYS_ONLY, INCLUDE);
+	// StorageBytes what its entries store (each with 100 bytes of
+	// overhead); AllWriteUnits and AllStorageBytes the same entries
+	// projecting ALL, so that the difference is what the projection saves.
+	// Absent in documents of versions without projections.
+	Projection      string `json:"projection,omitempty"`
+	StorageBytes    int64  `json:"storageBytes,omitempty"`
+	AllWriteUnits   int64  `json:"allWriteUnits,omitempty"`
+	AllStorageBytes int64  `json:"allStorageBytes,omitempty"`
+}
+
+// Saving says what a projection other than ALL saves, or "" for ALL (and
+// for documents without projections).
+func (ix IndexKeys) Saving() string {
+	if ix.Projection == "" || ix.Projection == "ALL" {
+		return ""
+	}
+	return fmt.Sprintf("projection %s saves %s write units and %s of storage over ALL",
+		ix.Projection, count(ix.AllWriteUnits-ix.WriteUnits), size(float64(ix.AllStorageBytes-ix.StorageBytes)))
 }
 
 // Shards is one computed "count: auto" shard count with its inputs

@@ -206,8 +206,12 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 	add("import path", importLine(c.Import))
 	add("cheaper", cheaperLine(c))
 	for _, ix := range c.Indexes {
-		add(ix.Index, fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
-			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method))
+		line := fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
+			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method)
+		if s := ix.Saving(); s != "" {
+			line += "; " + s
+		}
+		add(ix.Index, line)
 	}
 	for i, sh := range c.Shards {
 		k := ""
@@ -256,6 +260,9 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 
 // importLine describes the import path in one line.
 func importLine(ip ImportPath) string {
+	if ip.Unsupported != "" {
+		return "not possible: " + ip.Unsupported
+	}
 	return fmt.Sprintf("%s for %s of DYNAMODB_JSON at $%s per GB, no write units; %s at %s GB/h after %s to start (migrate export, then migrate import: new tables only)",
 		dollars(ip.EstimatedCostUSD), size(ip.UncompressedBytes), number(ip.PricePerGB), duration(ip.EstimatedSeconds-ip.OverheadSeconds), number(ip.GBPerHour), duration(ip.OverheadSeconds))
 }
@@ -263,6 +270,9 @@ func importLine(ip ImportPath) string {
 // cheaperLine says which path costs less, and which is faster.
 func cheaperLine(c *Capacity) string {
 	w, i := c.EstimatedCostUSD, c.Import.EstimatedCostUSD
+	if c.Import.Unsupported != "" {
+		return "write, the only path for this table"
+	}
 	line := fmt.Sprintf("write: %s against %s by import", dollars(w), dollars(i))
 	if c.Cheaper == "import" {
 		line = fmt.Sprintf("import: %s against %s by writes", dollars(i), dollars(w))
@@ -395,7 +405,11 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 		t.printf("  %s ignored.\n", foreign(s.Foreign))
 	}
 	t.printf("\n")
+	// The plan's table style: names left, counts right with thousands
+	// separators, a TOTAL row.
 	rows := [][]string{{"ENTITY", "EXPECTED", "ACTUAL", "VERDICT", "CONTENT HASH (expected ≠ actual)"}}
+	var expected, actual int64
+	allMatch := true
 	for _, e := range v.Entities {
 		verdict, hash := "ok", shortHash(e.ExpectedHash)
 		if !e.Match {
@@ -403,7 +417,15 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 			hash += " ≠ " + shortHash(e.ActualHash)
 		}
 		rows = append(rows, []string{e.Entity, count(e.Expected), count(e.Actual), verdict, hash})
+		expected += e.Expected
+		actual += e.Actual
+		allMatch = allMatch && e.Match
 	}
+	total := "ok"
+	if !allMatch {
+		total = "DIFFERENT"
+	}
+	rows = append(rows, []string{"TOTAL", count(expected), count(actual), total, ""})
 	t.table("  ", "lrrll", rows)
 	t.printf("\n")
 	if !v.Identical {
@@ -455,3 +477,16 @@ func tableCreateLines(c *TableCreate) []string {
 	}
 	return out
 }
+
+// WriteTable renders rows as the plan and verify tables are rendered: columns
+// aligned by runes, two spaces apart, the first len(align) columns aligned
+// as align says ('l' left, 'r' right) and the others right-aligned. Other
+// commands' tables (run's summary) use it so that all look alike.
+func WriteTable(w io.Writer, indent, align string, rows [][]string) error {
+	t := &tw{w: w}
+	t.table(indent, align, rows)
+	return t.err
+}
+
+// Count formats an integer with thousands separators, as the reports do.
+func Count(n int64) string { return count(n) }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -68,29 +69,35 @@ type entityPlan struct {
 	m         *mapping.Mapping
 	e         *mapping.Entity
 	pk, sk    keyPlan
+	where     cond // nil: every row
 	indexes   []*indexPlan
 	attrs     []*attrPlan
+	intos     [][]string // map attributes of copies with into, parents first
 	embeds    []*embedPlan
 	tableName string
 }
 
 type keyPlan struct {
 	t    *mapping.Template
+	typ  mapping.KeyType
 	cols []int // per template part: row position; -1 literal; -2 shard
 }
 
 type indexPlan struct {
 	name           string
 	pkAttr, skAttr string
-	pk, sk         keyPlan
+	pk, sk         keyPlan // pk.t is nil for a local index
+	where          cond
+	emptyAbsent    bool
 	shard          *mapping.Shard
 	shardCount     int
 	shardBy        int // row position of the shard column; -1 = row key
 }
 
 type attrPlan struct {
-	col int
-	a   mapping.Attribute
+	col  int
+	a    mapping.Attribute
+	into []string // the map attribute (path) a copy with into puts it in
 }
 
 type embedPlan struct {
@@ -140,12 +147,22 @@ func Compile(m *mapping.Mapping, cat *mapping.Catalog) (*Plan, error) {
 
 func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping.Table, cat *mapping.Catalog) (*entityPlan, error) {
 	ep := &entityPlan{m: m, e: e, tableName: s.Name}
-	var err error
-	if ep.pk, err = s.keyPlan(t, e.PK, false); err != nil {
+	// Copies first: templates and where clauses may use their columns.
+	rels := map[*mapping.Copy]int{}
+	if err := s.compileCopies(ep, e.Copies, -1, nil, cat, rels); err != nil {
 		return nil, err
 	}
-	if ep.sk, err = s.keyPlan(t, e.SK, false); err != nil {
+	res := &resolver{s: s, e: e, t: t, cat: cat, rels: rels}
+	var err error
+	if ep.pk, err = s.keyPlan(res, e.PK, m.PartitionKeyType, false); err != nil {
 		return nil, err
+	}
+	if ep.sk, err = s.keyPlan(res, e.SK, m.SortKeyType, false); err != nil {
+		return nil, err
+	}
+	cc := &condCompiler{resolve: res.position}
+	if ep.where, err = cc.compile(e.Where); err != nil {
+		return nil, fmt.Errorf("transform: entity %s where: %w", e.Name, err)
 	}
 	for _, ei := range e.Indexes {
 		var ix *mapping.Index
@@ -157,12 +174,18 @@ func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping
 		if ix == nil {
 			return nil, fmt.Errorf("transform: entity %s uses undeclared index %s", e.Name, ei.Index)
 		}
-		ip := &indexPlan{name: ix.Name, pkAttr: ix.PartitionKey, skAttr: ix.SortKey, shard: ei.Shard, shardBy: -1}
-		if ip.pk, err = s.keyPlan(t, ei.PK, ei.Shard != nil); err != nil {
+		ip := &indexPlan{name: ix.Name, pkAttr: ix.PartitionKey, skAttr: ix.SortKey, shard: ei.Shard, shardBy: -1, emptyAbsent: ei.EmptyAbsent}
+		if ix.Local {
+			ip.pkAttr = "" // the table's partition key, already written
+		}
+		if ip.pk, err = s.keyPlan(res, ei.PK, ix.PartitionKeyType, ei.Shard != nil); err != nil {
 			return nil, err
 		}
-		if ip.sk, err = s.keyPlan(t, ei.SK, ei.Shard != nil); err != nil {
+		if ip.sk, err = s.keyPlan(res, ei.SK, ix.SortKeyType, ei.Shard != nil); err != nil {
 			return nil, err
+		}
+		if ip.where, err = cc.compile(ei.Where); err != nil {
+			return nil, fmt.Errorf("transform: entity %s index %s where: %w", e.Name, ei.Index, err)
 		}
 		if ei.Shard != nil {
 			ip.shardCount = ei.Shard.Count
@@ -176,6 +199,7 @@ func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping
 	for _, a := range e.Attributes {
 		explicit[a.Name] = true
 	}
+	var own []*attrPlan
 	if e.AllColumns {
 		excluded := map[string]bool{}
 		for _, x := range e.Exclude {
@@ -183,22 +207,21 @@ func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping
 		}
 		for _, c := range t.Columns {
 			if !excluded[c.Name] && !explicit[c.Name] {
-				ep.attrs = append(ep.attrs, &attrPlan{a: mapping.Attribute{Name: c.Name, Column: c.Name, Null: mapping.NullOmit}})
+				own = append(own, &attrPlan{a: mapping.Attribute{Name: c.Name, Column: c.Name, Null: mapping.NullOmit}})
 			}
 		}
 	}
 	for _, a := range e.Attributes {
-		ep.attrs = append(ep.attrs, &attrPlan{a: *a})
+		own = append(own, &attrPlan{a: *a})
 	}
-	for i := range ep.attrs {
-		if t.Column(ep.attrs[i].a.Column) == nil {
-			return nil, fmt.Errorf("transform: column %s.%s is not in the catalog", s.Name, ep.attrs[i].a.Column)
+	for _, ap := range own {
+		if t.Column(ap.a.Column) == nil {
+			return nil, fmt.Errorf("transform: column %s.%s is not in the catalog", s.Name, ap.a.Column)
 		}
-		s.slot(t, -1, ep.attrs[i].a.Column, &ep.attrs[i].col)
+		s.slot(t, -1, ap.a.Column, &ap.col)
 	}
-	if err := s.compileCopies(ep, e.Copies, -1, t, cat); err != nil {
-		return nil, err
-	}
+	// Own attributes first, as before copies existed in this order.
+	ep.attrs = append(own, ep.attrs...)
 	for _, em := range e.Embeds {
 		emp, err := s.compileEmbed(em, cat)
 		if err != nil {
@@ -209,9 +232,64 @@ func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping
 	return ep, nil
 }
 
+// resolver finds the row position of a column reference of an entity: its
+// own table's column, or a copied parent's through the copy's join.
+type resolver struct {
+	s    *Source
+	e    *mapping.Entity
+	t    *mapping.Table
+	cat  *mapping.Catalog
+	rels map[*mapping.Copy]int
+}
+
+// table returns the relation (-1 own table, else join index) and table a
+// path leads to.
+func (r *resolver) table(path []string) (int, *mapping.Table, error) {
+	rel, t, level := -1, r.t, r.e.Copies
+	for _, seg := range path {
+		var found *mapping.Copy
+		for _, c := range level {
+			if c.Name() == seg {
+				found = c
+			}
+		}
+		if found == nil {
+			return 0, nil, fmt.Errorf("transform: entity %s has no copy %q", r.e.Name, seg)
+		}
+		rel, level = r.rels[found], found.Copies
+		if t = r.cat.Lookup(found.Schema, found.From); t == nil {
+			return 0, nil, fmt.Errorf("transform: table %s.%s is not in the catalog", found.Schema, found.From)
+		}
+	}
+	return rel, t, nil
+}
+
+// slot registers dst for a column reference.
+func (r *resolver) slot(path []string, column string, dst *int) (pgkind.Kind, error) {
+	rel, t, err := r.table(path)
+	if err != nil {
+		return 0, err
+	}
+	c := t.Column(column)
+	if c == nil {
+		return 0, fmt.Errorf("transform: column %s of %s.%s is not in the catalog", column, t.Schema, t.Name)
+	}
+	r.s.slot(t, rel, column, dst)
+	return c.Type.Kind, nil
+}
+
+// position is slot for where clauses, which are compiled into closures:
+// they read the position through the pointer finalize fills.
+func (r *resolver) position(path []string, column string) (*int, pgkind.Kind, error) {
+	pos := new(int)
+	k, err := r.slot(path, column, pos)
+	return pos, k, err
+}
+
 // compileCopies adds one LEFT JOIN per copy hop; rel is the relation the
-// hop joins from (-1 for the entity's own table).
-func (s *Source) compileCopies(ep *entityPlan, copies []*mapping.Copy, rel int, from *mapping.Table, cat *mapping.Catalog) error {
+// hop joins from (-1 for the entity's own table), into the map path its
+// attributes go in.
+func (s *Source) compileCopies(ep *entityPlan, copies []*mapping.Copy, rel int, into []string, cat *mapping.Catalog, rels map[*mapping.Copy]int) error {
 	for _, cp := range copies {
 		parent := cat.Lookup(cp.Schema, cp.From)
 		if parent == nil {
@@ -223,12 +301,18 @@ func (s *Source) compileCopies(ep *entityPlan, copies []*mapping.Copy, rel int, 
 		}
 		s.Query.Joins = append(s.Query.Joins, j)
 		idx := len(s.Query.Joins) - 1
+		rels[cp] = idx
+		path := into
+		if cp.Into != "" {
+			path = append(append([]string(nil), into...), cp.Into)
+			ep.intos = append(ep.intos, path)
+		}
 		for _, a := range cp.Attributes {
-			ap := &attrPlan{a: *a}
+			ap := &attrPlan{a: *a, into: path}
 			ep.attrs = append(ep.attrs, ap)
 			s.slot(parent, idx, a.Column, &ap.col)
 		}
-		if err := s.compileCopies(ep, cp.Copies, idx, parent, cat); err != nil {
+		if err := s.compileCopies(ep, cp.Copies, idx, path, cat, rels); err != nil {
 			return err
 		}
 	}
@@ -339,8 +423,8 @@ func indexOf(cols []mapping.Column, name string) int {
 	return -1
 }
 
-func (s *Source) keyPlan(t *mapping.Table, tpl *mapping.Template, shard bool) (keyPlan, error) {
-	kp := keyPlan{t: tpl}
+func (s *Source) keyPlan(r *resolver, tpl *mapping.Template, typ mapping.KeyType, shard bool) (keyPlan, error) {
+	kp := keyPlan{t: tpl, typ: typ}
 	if tpl == nil {
 		return kp, nil
 	}
@@ -349,12 +433,12 @@ func (s *Source) keyPlan(t *mapping.Table, tpl *mapping.Template, shard bool) (k
 		switch {
 		case part.Column == "":
 			kp.cols[i] = -1
-		case shard && part.Column == mapping.ShardPlaceholder:
+		case shard && part.Column == mapping.ShardPlaceholder && len(part.Path) == 0:
 			kp.cols[i] = -2
-		case t.Column(part.Column) == nil:
-			return kp, fmt.Errorf("transform: template %q uses column %s, which %s.%s does not have", tpl.Raw, part.Column, t.Schema, t.Name)
 		default:
-			s.slot(t, -1, part.Column, &kp.cols[i])
+			if _, err := r.slot(part.Path, part.Column, &kp.cols[i]); err != nil {
+				return kp, fmt.Errorf("transform: template %q: %w", tpl.Raw, err)
+			}
 		}
 	}
 	return kp, nil
@@ -446,6 +530,9 @@ func (s *Source) Apply(row extract.Row) ([]Item, []*RowError) {
 	var errs []*RowError
 	key := s.SourceKey(row)
 	for _, ep := range s.Entities {
+		if ep.where != nil && ep.where(row) != tTrue {
+			continue // the entity holds only rows its where clause accepts
+		}
 		it, err := ep.apply(s, row, key)
 		if err != nil {
 			errs = append(errs, err)
@@ -471,46 +558,56 @@ func shardOf(text string, n int) string {
 func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowError) {
 	m := ep.m
 	attrs := make(map[string]types.AttributeValue, len(ep.attrs)+6)
+	// render writes one key attribute; false (and no error) when an index
+	// key cannot be built from a NULL (or, with empty: absent, empty) input.
 	render := func(kp keyPlan, attr string, ip *indexPlan) (bool, *RowError) {
 		if kp.t == nil {
 			return true, nil
 		}
-		var b strings.Builder
-		for i, part := range kp.t.Parts {
-			switch kp.cols[i] {
-			case -1:
-				b.WriteString(part.Literal)
-				continue
-			case -2:
-				if ip.shardCount < 1 {
-					return false, ep.rowErr(key, "", fmt.Errorf("index %s: shard count is not computed", ip.name))
-				}
-				in := key
-				if ip.shardBy >= 0 {
-					c := s.column(ip.shardBy)
-					txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
-					if errors.Is(err, errNull) {
-						return false, nil // no shard input: stays out of the index
-					}
-					if err != nil {
-						return false, ep.rowErr(key, c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
-					}
-					in = txt
-				}
-				b.WriteString(shardOf(in, ip.shardCount))
-				continue
+		var shardErr *RowError
+		values := func(i int) (KeyValue, error) {
+			if kp.cols[i] != -2 {
+				c := s.column(kp.cols[i])
+				return KeyValue{V: row.Values[kp.cols[i]], Kind: c.Type.Kind}, nil
 			}
-			c := s.column(kp.cols[i])
-			txt, err := KeyText(row.Values[kp.cols[i]], c.Type.Kind, part.Width, m.Separator)
-			if err != nil {
-				if ip != nil && errors.Is(err, errNull) {
-					return false, nil
-				}
-				return false, ep.rowErr(key, c.Name, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
+			if ip.shardCount < 1 {
+				return KeyValue{}, fmt.Errorf("index %s: shard count is not computed", ip.name)
 			}
-			b.WriteString(txt)
+			in := key
+			if ip.shardBy >= 0 {
+				c := s.column(ip.shardBy)
+				txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
+				if errors.Is(err, errNull) {
+					return KeyValue{}, err // no shard input: stays out of the index
+				}
+				if err != nil {
+					shardErr = ep.rowErr(key, c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
+					return KeyValue{}, err
+				}
+				in = txt
+			}
+			return KeyValue{V: shardOf(in, ip.shardCount), Kind: pgkind.Text}, nil
 		}
-		attrs[attr] = &types.AttributeValueMemberS{Value: b.String()}
+		emptyAbsent := ip != nil && ip.emptyAbsent
+		av, present, col, err := RenderKey(kp.t, kp.typ, m.Separator, emptyAbsent, values)
+		switch {
+		case shardErr != nil:
+			return false, shardErr
+		case ip != nil && errors.Is(err, errNull):
+			return false, nil
+		case err != nil:
+			if col == mapping.ShardPlaceholder {
+				col = ""
+			}
+			return false, ep.rowErr(key, col, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
+		case !present:
+			if ip == nil {
+				// A table key cannot be left out: NULL is a row error.
+				return false, ep.rowErr(key, nullColumn(kp, row), fmt.Errorf("%s %q: %w", attr, kp.t.Raw, errNull))
+			}
+			return false, nil
+		}
+		attrs[attr] = av
 		return true, nil
 	}
 	if _, err := render(ep.pk, m.PartitionKey, nil); err != nil {
@@ -520,8 +617,12 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		return Item{}, err
 	}
 	for _, ip := range ep.indexes {
-		// An index key with a NULL input leaves the item out of the index:
-		// both index attributes are omitted together (a sparse index).
+		// An index key with a NULL input, or a row its where clause does
+		// not accept, leaves the item out of the index: both index
+		// attributes are omitted together (a sparse index).
+		if ip.where != nil && ip.where(row) != tTrue {
+			continue
+		}
 		ok, err := render(ip.pk, ip.pkAttr, ip)
 		if err != nil {
 			return Item{}, err
@@ -532,20 +633,51 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		if ok, err = render(ip.sk, ip.skAttr, ip); err != nil {
 			return Item{}, err
 		}
-		if !ok {
+		if !ok && ip.pkAttr != "" {
 			delete(attrs, ip.pkAttr)
 		}
 	}
 	attrs[m.EntityAttribute] = &types.AttributeValueMemberS{Value: ep.e.Name}
+	var nested map[string]map[string]types.AttributeValue // by into path
 	for _, ap := range ep.attrs {
 		c := s.column(ap.col)
 		av, ok, err := AttributeValue(row.Values[ap.col], c.Type, ap.a.As, ap.a.Null)
 		if err != nil {
 			return Item{}, ep.rowErr(key, c.Name, fmt.Errorf("attribute %s: %w", ap.a.Name, err))
 		}
-		if ok {
-			attrs[ap.a.Name] = av
+		if !ok {
+			continue
 		}
+		if len(ap.into) == 0 {
+			attrs[ap.a.Name] = av
+			continue
+		}
+		if nested == nil {
+			nested = map[string]map[string]types.AttributeValue{}
+		}
+		p := strings.Join(ap.into, "\x00")
+		if nested[p] == nil {
+			nested[p] = map[string]types.AttributeValue{}
+		}
+		nested[p][ap.a.Name] = av
+	}
+	// Copies with into become maps, innermost first so that a parent map
+	// sees its children; a map left empty (no parent row) is omitted.
+	for i := len(ep.intos) - 1; i >= 0 && nested != nil; i-- {
+		path := ep.intos[i]
+		inner := nested[strings.Join(path, "\x00")]
+		if len(inner) == 0 {
+			continue
+		}
+		dst := attrs
+		if len(path) > 1 {
+			pp := strings.Join(path[:len(path)-1], "\x00")
+			if nested[pp] == nil {
+				nested[pp] = map[string]types.AttributeValue{}
+			}
+			dst = nested[pp]
+		}
+		dst[path[len(path)-1]] = &types.AttributeValueMemberM{Value: inner}
 	}
 	for _, emp := range ep.embeds {
 		av, col, err := emp.build(row.Values[emp.pos])
@@ -555,6 +687,16 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		attrs[emp.em.Attribute] = av
 	}
 	return Item{Entity: ep.e.Name, Table: ep.tableName, SourceKey: key, Attrs: attrs}, nil
+}
+
+// nullColumn is the first placeholder column of kp that is NULL in row.
+func nullColumn(kp keyPlan, row extract.Row) string {
+	for i, part := range kp.t.Parts {
+		if kp.cols[i] >= 0 && row.Values[kp.cols[i]] == nil {
+			return part.Column
+		}
+	}
+	return ""
 }
 
 // build turns the child rows into a map or list attribute. More children

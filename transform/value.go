@@ -80,7 +80,10 @@ func scalarValue(v any, k pgkind.Kind, as mapping.Conversion) (types.AttributeVa
 		return &types.AttributeValueMemberN{Value: n}, nil
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%v cannot be stored in DynamoDB (no NaN or Infinity)", v)
+			if as == mapping.AsString {
+				return &types.AttributeValueMemberS{Value: floatText(v)}, nil
+			}
+			return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", floatText(v))
 		}
 		s := strconv.FormatFloat(v, 'g', -1, 64)
 		if as == mapping.AsString {
@@ -400,7 +403,7 @@ func KeyText(v any, k pgkind.Kind, width int, sep string) (string, error) {
 		return "", fmt.Errorf("a %T value cannot be part of a key", v)
 	}
 	if s == "" {
-		return "", errors.New("empty string cannot be part of a key")
+		return "", emptyError{"string"}
 	}
 	if sep != "" && strings.Contains(s, sep) {
 		return "", fmt.Errorf("value %q contains the key separator %q", s, sep)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -114,7 +115,7 @@ func totalWritten(b *testing.B, out string) int64 {
 	for _, line := range bytes.Split([]byte(out), []byte("\n")) {
 		f := bytes.Fields(line)
 		if len(f) >= 3 && string(f[0]) == "TOTAL" {
-			n, err := strconv.ParseInt(string(f[2]), 10, 64)
+			n, err := strconv.ParseInt(strings.ReplaceAll(string(f[2]), ",", ""), 10, 64)
 			if err == nil {
 				return n
 			}

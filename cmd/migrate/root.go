@@ -174,6 +174,7 @@ Exit codes: 0 success, 1 failure, 2 usage or mapping error (plan
 	for _, add := range subcommands {
 		root.AddCommand(add(g))
 	}
+	setVersion(root)
 	return root
 }
 

@@ -25,7 +25,8 @@ file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
 checks the mapping against the source database's catalog: tables and columns
 exist, key templates use sortable columns, keys identify rows and cannot
 collide. It reads only the catalog and writes nothing. Exit code 2 when the
-mapping has problems.`,
+mapping has problems. Warnings (a key template reading a nullable column,
+whose NULL rows a run would reject) are printed but do not fail it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
@@ -42,10 +43,15 @@ mapping has problems.`,
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			if err := engine.Validate(cmd.Context(), m, url); err != nil {
+			ws, err := engine.Validate(cmd.Context(), m, url)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog)\n", o.mapping, plural(len(m.Entities), "entity"))
+			// Warnings are advice: printed, never a failure.
+			if ws != nil {
+				fmt.Fprintln(g.stderr, ws.Error())
+			}
+			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, plural(len(m.Entities), "entity"), plural(len(ws), "warning"))
 			return nil
 		},
 	}

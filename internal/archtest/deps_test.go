@@ -72,8 +72,9 @@ func TestDependencies(t *testing.T) {
 		{module + "/mapping", pure(module+"/internal/pgkind", "go.yaml.in/yaml/v3"),
 			"mapping is pure: parse and validate, no I/O"},
 		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract",
-			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"),
+			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "golang.org/x/text/unicode/norm"),
 			"transform is pure: rows to items (it uses extract's value types, never its reads)"},
+		{module + "/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
 		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws")(imp) },
 			"load imports only the AWS SDK"},
 		{module + "/extract", func(imp string) bool {
