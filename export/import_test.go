@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/mapping"
 )
 
 // recorder is a DynamoDB endpoint that records ImportTable requests and
@@ -222,5 +224,52 @@ func TestImportCountsDifferOrTableExists(t *testing.T) {
 	lsrc, _ := readAll(t, lb, tgt, nil)
 	if _, err := Import(t.Context(), ImportConfig{Source: lsrc, Mapping: lb.m, DryRun: true}); !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "S3 only") {
 		t.Errorf("import of a local export: %v", err)
+	}
+}
+
+// The table an import creates has the mapping's key types and
+// projections; a mapping with a local index cannot be imported.
+func TestImportRequestKeyTypesAndLocalIndexes(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../testdata/transform/key_types_lsi_projection/mapping.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, yaml, wantErr string
+	}{
+		{"with LSI1", string(data), "LSI1"},
+		{"without it", strings.NewReplacer("  LSI1: { local: true, sort: LSI1SK, projection: KEYS_ONLY }\n", "",
+			"      LSI1: { sk: \"AT#{taken_at}\" }\n", "").Replace(string(data)), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := mapping.Parse("metrics.yaml", []byte(tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := &Source{st: &s3Store{w: Where{Bucket: "b", Prefix: "p"}}, Manifest: &Manifest{MappingSHA256: m.Digest, Compression: "GZIP"}, sha: "0"}
+			req, err := ImportRequest(src, m, "")
+			if tc.wantErr != "" {
+				if !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "run --from-export") {
+					t.Errorf("ImportRequest: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			types := map[string]string{}
+			for _, d := range req.TableCreationParameters.AttributeDefinitions {
+				types[aws.ToString(d.AttributeName)] = string(d.AttributeType)
+			}
+			if types["SK"] != "N" || types["GSI1PK"] != "B" || types["GSI1SK"] != "N" || types["PK"] != "S" {
+				t.Errorf("attribute types %v", types)
+			}
+			for _, ix := range req.TableCreationParameters.GlobalSecondaryIndexes {
+				if aws.ToString(ix.IndexName) == "GSI1" && ix.Projection.ProjectionType != "KEYS_ONLY" {
+					t.Errorf("GSI1 projection %v", ix.Projection.ProjectionType)
+				}
+			}
+		})
 	}
 }
