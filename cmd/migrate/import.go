@@ -31,9 +31,10 @@ func newImportCmd(g *globals) *cobra.Command {
 		Use:   "import [MAPPING] --from s3://BUCKET/PREFIX [--table NAME] [--dry-run]",
 		Short: "Create a table from an export with DynamoDB's Import from S3",
 		Long: `import starts an ImportTable from a complete export in S3 (migrate export): a
-new table with the mapping's keys and indexes (all keys strings, every index
-projecting all attributes, on-demand billing, as run --create-table makes it),
-loaded from the export's data/ prefix. Import from S3 uses no write capacity
+new table with the mapping's keys and their types, its global indexes and
+their projections, on-demand billing, as run --create-table makes it, loaded
+from the export's data/ prefix. ImportTable creates no local secondary
+index: a mapping with one must take the write path (run --from-export). Import from S3 uses no write capacity
 and is priced per GB of uncompressed data; it creates new tables only, so
 import refuses a table that exists and says how to load it instead
 (run --from-export).
