@@ -160,10 +160,12 @@ func TestExportKillResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = seed.Load(t.Context(), conn, seed.Config{Scale: 300, Seed: 5})
+	counts, err := seed.Load(t.Context(), conn, seed.Config{Scale: 300, Seed: 5})
 	if err == nil {
 		_, err = conn.Exec(t.Context(), "ANALYZE") // for --readers to split tables
 	}
+	// Rows of the tables read (addresses are embedded).
+	rows := counts.Customers + counts.Orders + counts.OrderItems + counts.Authors + counts.Books
 	conn.Close(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -197,20 +199,27 @@ func TestExportKillResume(t *testing.T) {
 			t.Fatalf("no complete export after %d attempts", attempt)
 		}
 		var extra []string
-		if loadState(t, filepath.Join(dir, "killed.state.json")) != nil {
+		var before int64 // rows checkpointed when this attempt starts
+		if st := loadState(t, filepath.Join(dir, "killed.state.json")); st != nil {
 			extra = append(extra, "--resume")
+			before = st.Rows()
 		}
 		c := cmd("killed", extra...)
 		if err := start(c); err != nil {
 			t.Fatal(err)
 		}
 		began := time.Now()
+		switch killed {
+		case 0: // before anything is committed
+			time.Sleep(50 * time.Millisecond)
+		case 1: // at a random moment
+			time.Sleep(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
+		case 2: // with half the rows checkpointed
+			waitForRows(t, filepath.Join(dir, "killed.state.json"), max(rows/2, before+1), c)
+		case 3: // once this attempt checkpointed rows of its own
+			waitForRows(t, filepath.Join(dir, "killed.state.json"), before+1, c)
+		}
 		if killed < kills {
-			wait := 300 + rng.IntN(1200)
-			if killed == 0 {
-				wait = 50 // before anything is committed
-			}
-			time.Sleep(time.Duration(wait) * time.Millisecond)
 			c.Process.Signal(syscall.SIGKILL)
 		}
 		res := wait(c)
