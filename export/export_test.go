@@ -347,3 +347,33 @@ func readLines(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// A crash after the last checkpoint of a complete export, before its
+// manifest: resuming writes the manifest from the committed files.
+func TestResumeWritesAMissingManifest(t *testing.T) {
+	t.Parallel()
+	pg, m := shop(t, "")
+	dir := filepath.Join(t.TempDir(), "export")
+	res, err := exportTo(t, pg, m, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resume := func(c *Config) { c.Run.Resume = true }
+	if _, err := exportTo(t, pg, m, dir, resume); !errors.Is(err, engine.ErrNothingToResume) {
+		t.Fatalf("resume of a complete export: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, manifestName)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := exportTo(t, pg, m, dir, resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Manifest == nil || again.Manifest.ContentHash != res.Manifest.ContentHash || again.Manifest.Items != res.Manifest.Items ||
+		again.Manifest.Rows != res.Manifest.Rows || len(again.Manifest.Files) != len(res.Manifest.Files) {
+		t.Errorf("recovered manifest %+v, the original %+v", again.Manifest, res.Manifest)
+	}
+	if _, err := Open(t.Context(), Store{localStore{Where{Dir: dir}}}); err != nil {
+		t.Errorf("the recovered export does not open: %v", err)
+	}
+}
