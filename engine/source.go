@@ -53,6 +53,9 @@ type source struct {
 	snap *extract.Snapshot
 	conn *pgx.Conn
 	cat  *mapping.Catalog
+	// url and snapshotID are how more readers join the snapshot (see
+	// readers.go); snapshotID is empty unless the snapshot was given.
+	url, snapshotID string
 	// shards holds the computed "count: auto" shard counts and their inputs.
 	shards []ShardCount
 }
@@ -79,16 +82,17 @@ func (r ShardCount) String() string {
 // later (computeShards), once the target is known to fit. Close it with
 // close.
 func openSource(ctx context.Context, m *mapping.Mapping, pgURL string) (*source, error) {
-	return openSourceIn(ctx, m, pgURL, "")
+	return openSourceAt(ctx, m, pgURL, "")
 }
 
-// openSourceIn is openSource inside an exported snapshot (none: a new one).
-func openSourceIn(ctx context.Context, m *mapping.Mapping, pgURL, snapshot string) (*source, error) {
-	conn, snap, err := openSnapshotIn(ctx, pgURL, snapshot)
+// openSourceAt is openSource inside an exported snapshot (see
+// extract.BeginAt); "" takes a new one.
+func openSourceAt(ctx context.Context, m *mapping.Mapping, pgURL, snapshotID string) (*source, error) {
+	conn, snap, err := openSnapshotAt(ctx, pgURL, snapshotID)
 	if err != nil {
 		return nil, err
 	}
-	src := &source{m: m, snap: snap, conn: conn}
+	src := &source{m: m, snap: snap, conn: conn, url: pgURL, snapshotID: snapshotID}
 	cat, err := checkAgainst(ctx, snap, m)
 	if err != nil {
 		src.close(ctx)
@@ -277,12 +281,12 @@ func checkAgainst(ctx context.Context, snap *extract.Snapshot, m *mapping.Mappin
 
 // openSnapshot connects and starts the read-only snapshot transaction.
 func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot, error) {
-	return openSnapshotIn(ctx, url, "")
+	return openSnapshotAt(ctx, url, "")
 }
 
-// openSnapshotIn is openSnapshot inside an exported snapshot (none: a new
-// one).
-func openSnapshotIn(ctx context.Context, url, snapshot string) (*pgx.Conn, *extract.Snapshot, error) {
+// openSnapshotAt is openSnapshot in an exported snapshot; "" takes a new
+// one.
+func openSnapshotAt(ctx context.Context, url, snapshotID string) (*pgx.Conn, *extract.Snapshot, error) {
 	if url == "" {
 		return nil, nil, configErrorf("no source database URL")
 	}
@@ -293,7 +297,7 @@ func openSnapshotIn(ctx context.Context, url, snapshot string) (*pgx.Conn, *extr
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := extract.BeginIn(ctx, conn, snapshot)
+	snap, err := extract.BeginAt(ctx, conn, snapshotID)
 	if err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,31 +45,28 @@ type Snapshot struct {
 
 // Begin starts the snapshot transaction.
 func Begin(ctx context.Context, conn *pgx.Conn) (*Snapshot, error) {
-	return BeginIn(ctx, conn, "")
+	return BeginAt(ctx, conn, "")
 }
 
-// snapshotID is the form of an exported snapshot's name
-// (pg_export_snapshot, or CREATE_REPLICATION_SLOT ... EXPORT_SNAPSHOT).
-var snapshotID = regexp.MustCompile(`^[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+$`)
-
-// BeginIn starts the snapshot transaction inside an exported snapshot when
-// id is not empty, so that it sees exactly what the exporting transaction
-// sees: a replication slot's consistent point, or a snapshot shared by
-// several readers. The exporter must still hold the snapshot.
-func BeginIn(ctx context.Context, conn *pgx.Conn, id string) (*Snapshot, error) {
+// BeginAt starts a snapshot transaction that sees the database as the
+// exported snapshot id does (SET TRANSACTION SNAPSHOT, what pg_dump -j
+// does), so that several connections read one consistent state; the
+// transaction that exported it must still be open. An empty id starts a
+// new snapshot, as Begin does.
+func BeginAt(ctx context.Context, conn *pgx.Conn, id string) (*Snapshot, error) {
 	if id != "" && !snapshotID.MatchString(id) {
-		return nil, fmt.Errorf("begin snapshot: %q is not a snapshot name", id)
+		return nil, fmt.Errorf("begin snapshot: %q is not a snapshot id such as 00000003-0000001B-1", id)
 	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("begin snapshot: %w", err)
 	}
 	if id != "" {
-		// A utility statement takes no parameters; the name was checked
-		// against the only form PostgreSQL gives it.
+		// A statement parameter is not allowed here; the id is checked
+		// to be hex digits and dashes above.
 		if _, err := tx.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+id+"'"); err != nil {
 			_ = tx.Rollback(ctx)
-			return nil, fmt.Errorf("begin snapshot: import snapshot %s: %w", id, err)
+			return nil, fmt.Errorf("begin snapshot: join snapshot %s: %w", id, err)
 		}
 	}
 	// Pin the settings that shape text output, so that values read as text

@@ -39,6 +39,10 @@ type Query struct {
 	// columns in the last row already done.
 	OrderBy []string
 	After   []any
+	// Until, when set, ends the read at the row with this key (included):
+	// After and Until bound one range of a table split for parallel
+	// readers.
+	Until []any
 	// Match, when set, reads only the rows whose columns equal one of its
 	// tuples (rows by key, or by a parent's key); each row then ends with
 	// one more value, the index of the tuple it matched.
@@ -153,24 +157,36 @@ func (q Query) SQL() (string, []any, error) {
 		}
 		b.WriteString(join)
 	}
-	var where []string
-	if len(q.After) > 0 {
-		if len(q.After) != len(q.OrderBy) {
-			return "", nil, fmt.Errorf("extract %s.%s: resume position has %d values for %d key columns", q.Schema, q.Table, len(q.After), len(q.OrderBy))
+	where := " WHERE ("
+	for _, bound := range []struct {
+		op  string
+		pos []any
+	}{{">", q.After}, {"<=", q.Until}} {
+		if len(bound.pos) == 0 {
+			continue
 		}
-		var cols, params []string
+		if len(bound.pos) != len(q.OrderBy) {
+			return "", nil, fmt.Errorf("extract %s.%s: a key position has %d values for %d key columns", q.Schema, q.Table, len(bound.pos), len(q.OrderBy))
+		}
+		b.WriteString(where)
+		where = " AND ("
 		for i, k := range q.OrderBy {
-			cols = append(cols, "t."+pgx.Identifier{k}.Sanitize())
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("t." + pgx.Identifier{k}.Sanitize())
+		}
+		b.WriteString(") " + bound.op + " (")
+		for i := range bound.pos {
+			if i > 0 {
+				b.WriteString(", ")
+			}
 			// Cast the parameter to the column's type so that text
 			// positions compare as the column does.
-			args = append(args, positionArg(q.After[i]))
-			params = append(params, fmt.Sprintf("$%d::%s", len(args), q.castType(k)))
+			fmt.Fprintf(&b, "$%d::%s", len(args)+1, q.castType(q.OrderBy[i]))
+			args = append(args, positionArg(bound.pos[i]))
 		}
-		where = append(where, "("+strings.Join(cols, ", ")+") > ("+strings.Join(params, ", ")+")")
-	}
-	if len(where) > 0 {
-		b.WriteString(" WHERE ")
-		b.WriteString(strings.Join(where, " AND "))
+		b.WriteString(")")
 	}
 	if len(q.OrderBy) > 0 {
 		b.WriteString(" ORDER BY ")
