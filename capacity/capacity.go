@@ -29,6 +29,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -54,6 +55,14 @@ type Config struct {
 	TopPartitions int
 	// Copies are the copied attribute sets to count (see CopySets).
 	Copies []CopySet
+
+	// PricePerGBImport, ImportGBPerHour and ImportOverhead price and time
+	// the import path (see importpath.go). Defaults
+	// DefaultPricePerGBImport, DefaultImportGBPerHour and
+	// DefaultImportOverhead.
+	PricePerGBImport float64
+	ImportGBPerHour  float64
+	ImportOverhead   time.Duration
 }
 
 // Defaults.
@@ -68,6 +77,9 @@ func (c Config) WithDefaults() Config {
 	c.PricePerMillionWCU = cmp.Or(c.PricePerMillionWCU, DefaultPricePerMillionWCU)
 	c.WriteRate = cmp.Or(c.WriteRate, DefaultWriteRate)
 	c.TopPartitions = cmp.Or(c.TopPartitions, DefaultTopPartitions)
+	c.PricePerGBImport = cmp.Or(c.PricePerGBImport, DefaultPricePerGBImport)
+	c.ImportGBPerHour = cmp.Or(c.ImportGBPerHour, DefaultImportGBPerHour)
+	c.ImportOverhead = cmp.Or(c.ImportOverhead, DefaultImportOverhead)
 	return c
 }
 
@@ -126,6 +138,8 @@ type Estimator struct {
 	order     []string
 	indexes   []*indexAcc
 	copies    []int64
+	// importBytes are the items' lines in an export (ImportLineBytes).
+	importBytes int64
 
 	top topPartitions
 }
@@ -164,6 +178,7 @@ func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValu
 	e.tableWCU += int64(wcu)
 	e.totalWCU += int64(total)
 	e.hist[binOf(size)]++
+	e.importBytes += int64(ImportLineBytes(attrs))
 
 	es := e.entities[entity]
 	if es == nil {
@@ -245,6 +260,9 @@ type Estimate struct {
 	TopByItems []Partition
 	TopByBytes []Partition
 	Copies     []CopyCount // in Config.Copies order
+
+	// Import is the same load by Import from S3.
+	Import ImportEstimate
 }
 
 // EntityEstimate is one entity's share.
@@ -318,6 +336,7 @@ func (e *Estimator) Estimate() Estimate {
 		WriteRate:       e.cfg.WriteRate,
 		CostUSD:         float64(e.totalWCU) / 1e6 * e.cfg.PricePerMillionWCU,
 		Seconds:         float64(e.items) / e.cfg.WriteRate,
+		Import:          e.importEstimate(),
 	}
 	if e.items > 0 {
 		est.AvgItemBytes = float64(e.bytes) / float64(e.items)

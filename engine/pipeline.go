@@ -25,6 +25,14 @@ type runner struct {
 	// stopReading ends the read side of the pipeline (fail mode: on the
 	// first refused item).
 	stopReading func(error)
+	// read, when set, replaces reading the database in turn: it sends the
+	// items of another source (an export's files, see runExport), or reads
+	// with parallel readers (readParallel).
+	read func(ctx context.Context, out chan<- load.Item) error
+	// units are what parallel readers read, by watermark name and in
+	// order (readers.go).
+	units     map[string]*unit
+	unitOrder []*unit
 	// stats by entity, in read order, and the entities of each source table.
 	stats    map[string]*entityStats
 	order    []*entityStats
@@ -58,6 +66,10 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 	var producer sync.WaitGroup
 	producer.Go(func() {
 		defer close(items)
+		if r.read != nil {
+			produceErr = r.read(readCtx, items)
+			return
+		}
 		produceErr = r.produce(readCtx, toRead, after, items)
 	})
 	var saveErr error
@@ -132,6 +144,9 @@ type readRow struct {
 	row   extract.Row
 	items []load.Item
 	lines []RejectLine // transform rejects
+	// unit is the watermark's name for the part of the source the row was
+	// read in, when the table is split (parallel readers); else "".
+	unit string
 }
 
 // produce reads the sources, turns rows into items and sends them to the
@@ -147,21 +162,9 @@ func (r *runner) produce(ctx context.Context, sources []*transform.Source, after
 				es.touch(&es.started)
 			}
 		}
-		for _, es := range r.bySource[s.Name] {
-			es.rows.Add(1)
-		}
-		rr := &readRow{src: s, row: row, items: make([]load.Item, len(transformed))}
-		for i, it := range transformed {
-			rr.items[i] = load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}}
-		}
-		if len(rowErrs) > 0 {
-			if !r.reject {
-				return rowErrs[0] // the checkpoint stays before this row
-			}
-			rr.lines = rowRejects(s, row, rowErrs)
-			for _, re := range rowErrs {
-				r.rejected(re.Entity, re)
-			}
+		rr, err := r.readRow(s, row, transformed, rowErrs)
+		if err != nil {
+			return err
 		}
 		return r.send(ctx, rr, out)
 	})
@@ -171,6 +174,29 @@ func (r *runner) produce(ctx context.Context, sources []*transform.Source, after
 		r.log.Debug("every source row is read; the snapshot is released")
 	}
 	return err
+}
+
+// readRow counts a row read and prepares its items and reject lines. In
+// fail mode a row error is returned instead: the checkpoint stays before
+// this row.
+func (r *runner) readRow(s *transform.Source, row extract.Row, transformed []transform.Item, rowErrs []*transform.RowError) (*readRow, error) {
+	for _, es := range r.bySource[s.Name] {
+		es.rows.Add(1)
+	}
+	rr := &readRow{src: s, row: row, items: make([]load.Item, len(transformed))}
+	for i, it := range transformed {
+		rr.items[i] = load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}}
+	}
+	if len(rowErrs) > 0 {
+		if !r.reject {
+			return nil, rowErrs[0]
+		}
+		rr.lines = rowRejects(s, row, rowErrs)
+		for _, re := range rowErrs {
+			r.rejected(re.Entity, re)
+		}
+	}
+	return rr, nil
 }
 
 // send registers a row with the watermark and sends its items. Each item
@@ -187,7 +213,7 @@ func (r *runner) send(ctx context.Context, rr *readRow, out chan<- load.Item) er
 	if r.reject {
 		keep = &rr.row
 	}
-	rm := r.wm.add(rr.src.Name, rr.src.Position(rr.row), rr.src.SourceKey(rr.row), keep, entities, rr.lines)
+	rm := r.wm.add(cmp.Or(rr.unit, rr.src.Name), rr.src.Position(rr.row), rr.src.SourceKey(rr.row), keep, entities, rr.lines)
 	for _, it := range rr.items {
 		es := r.stats[it.Origin.Entity]
 		it.Ack = func() {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -25,6 +26,13 @@ type PlanConfig struct {
 	// WriteRate is the items per second assumed for the duration estimate.
 	// Default capacity.DefaultWriteRate.
 	WriteRate float64
+	// PricePerGBImport, ImportGBPerHour and ImportOverhead price and time
+	// the import path (Import from S3) the plan compares with writes.
+	// Defaults capacity.DefaultPricePerGBImport, DefaultImportGBPerHour and
+	// DefaultImportOverhead.
+	PricePerGBImport float64
+	ImportGBPerHour  float64
+	ImportOverhead   time.Duration
 }
 
 // WithDefaults returns c with every unset field set to its default.
@@ -45,8 +53,11 @@ func (c PlanConfig) Validate() error {
 	if err := c.CompareConfig.validate("plan"); err != nil {
 		return err
 	}
-	if c.PricePerMillionWCU < 0 {
-		return configErrorf("plan: PricePerMillionWCU must not be negative")
+	if c.PricePerMillionWCU < 0 || c.PricePerGBImport < 0 {
+		return configErrorf("plan: prices must not be negative")
+	}
+	if c.ImportGBPerHour < 0 || c.ImportOverhead < 0 {
+		return configErrorf("plan: ImportGBPerHour and ImportOverhead must not be negative")
 	}
 	if c.WriteRate <= 0 {
 		return configErrorf("plan: WriteRate must be positive")
@@ -87,6 +98,9 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 			PricePerMillionWCU: cfg.PricePerMillionWCU,
 			WriteRate:          cfg.WriteRate,
 			Copies:             capacity.CopySets(m),
+			PricePerGBImport:   cfg.PricePerGBImport,
+			ImportGBPerHour:    cfg.ImportGBPerHour,
+			ImportOverhead:     cfg.ImportOverhead,
 		}),
 		indexes:  src.indexes(),
 		entities: map[string]*report.EntityPlan{},
@@ -268,6 +282,14 @@ func (b *planBuilder) finish(src *source) {
 	c.EstimatedCostUSD = est.CostUSD
 	c.WriteRate = est.WriteRate
 	c.EstimatedSeconds = est.Seconds
+	ip := est.Import
+	c.Import = report.ImportPath{UncompressedBytes: ip.UncompressedBytes, PricePerGB: ip.PricePerGB, EstimatedCostUSD: ip.CostUSD,
+		GBPerHour: ip.GBPerHour, OverheadSeconds: ip.Overhead.Seconds(), EstimatedSeconds: ip.Seconds}
+	c.Cheaper = est.Cheaper()
+	if _, err := load.TableCreationParameters(TableConfig(src.m, "")); err != nil {
+		c.Import.Unsupported = strings.TrimPrefix(err.Error(), "load: ")
+		c.Cheaper = "write"
+	}
 	for _, bin := range est.Histogram {
 		c.SizeHistogram = append(c.SizeHistogram, report.SizeBin{MinBytes: bin.Min, MaxBytes: bin.Max, Items: bin.Items})
 	}

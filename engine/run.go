@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
@@ -38,7 +39,6 @@ type RunConfig struct {
 	Mapping *mapping.Mapping
 	// Postgres is the source database URL. It is never logged or stored.
 	Postgres string
-
 	// DynamoDB is the client of the target table; *dynamodb.Client fits.
 	DynamoDB DynamoDB
 	// Table is the target table. Default: the mapping's table.
@@ -53,6 +53,29 @@ type RunConfig struct {
 	// Target replaces the DynamoDB table as the place items go (DynamoDB,
 	// Table, CreateTable and Writer are then unused).
 	Target Target
+	// Readers is the number of connections reading the source at once,
+	// all in one snapshot (exported by the first, joined by the others, as
+	// pg_dump -j does): tables are read concurrently, and a table of more
+	// than RangeRows rows (by the planner's estimate, so analyzed tables
+	// only) is split into key ranges read concurrently too, each with its
+	// own checkpoint. The items are the same whatever the number. Default
+	// 1: one connection reads the tables in turn.
+	Readers int
+	// RangeRows is the table size in rows above which parallel readers
+	// split a table, and about the size of each range (at most 4 ×
+	// Readers ranges per table). Default DefaultRangeRows.
+	RangeRows int64
+	// Snapshot, when set, is an exported snapshot (pg_export_snapshot(),
+	// or a replication slot's) that the run reads in instead of taking
+	// its own. The transaction or slot that exported it must stay open
+	// until every row is read.
+	Snapshot string
+
+	// Export, when set, is read instead of the database (Postgres is then
+	// unused): the items of an export (package export) are loaded with the
+	// same checks, checkpoints (per file and line), rejects and resume.
+	// The mapping must be the one the export was made with.
+	Export ExportSource
 
 	// OnError is OnErrorFail (default) or OnErrorReject.
 	OnError string
@@ -91,6 +114,8 @@ func (c RunConfig) WithDefaults() RunConfig {
 		c.Table = cmp.Or(c.Table, c.Mapping.Table)
 	}
 	c.OnError = cmp.Or(c.OnError, OnErrorFail)
+	c.Readers = cmp.Or(c.Readers, 1)
+	c.RangeRows = cmp.Or(c.RangeRows, DefaultRangeRows)
 	if c.OnError == OnErrorReject {
 		c.RejectFile = cmp.Or(c.RejectFile, c.Table+".rejects.jsonl")
 	}
@@ -115,7 +140,7 @@ func (c RunConfig) Validate() error {
 	if c.Mapping == nil {
 		bad("run: a mapping is required")
 	}
-	if c.Postgres == "" {
+	if c.Postgres == "" && c.Export == nil {
 		bad("run: a source database URL is required")
 	}
 	if c.Target == nil && c.DynamoDB == nil {
@@ -131,6 +156,9 @@ func (c RunConfig) Validate() error {
 	}
 	if c.MaxRejects < -1 {
 		bad("run: MaxRejects must be -1 (no limit) or more")
+	}
+	if c.Readers < 1 || c.RangeRows < 1 {
+		bad("run: Readers and RangeRows must be at least 1")
 	}
 	if c.Resume && c.Fresh {
 		bad("run: Resume and Fresh exclude each other")
@@ -287,6 +315,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Export != nil {
+		return runExport(ctx, cfg, start)
+	}
 	m, log := cfg.Mapping, cfg.Logger
 	reject := cfg.OnError == OnErrorReject
 
@@ -297,7 +328,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	// Check everything that can refuse the run before reading a row: the
 	// mapping against the catalog, then the target.
-	src, err := openSource(ctx, m, cfg.Postgres)
+	src, err := openSourceAt(ctx, m, cfg.Postgres, cfg.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -305,6 +336,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	target := cfg.Target
 	if target == nil {
 		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
+	}
+	// A Starter's group of acknowledgements and a checkpoint exclude each
+	// other (TargetStart.Atomically).
+	var commits sync.Mutex
+	if err := startTarget(ctx, target, src, prev, cfg.Fresh, &commits); err != nil {
+		return nil, err
 	}
 	info, err := target.Open(ctx)
 	if err != nil {
@@ -347,6 +384,13 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 	}
 
+	if r.parallel(prev) {
+		if names, err = r.planUnits(ctx, prev); err != nil {
+			return nil, err
+		}
+		r.read = r.readParallel
+	}
+
 	var rejects *rejectFile
 	if reject {
 		keep := int64(-1)
@@ -361,6 +405,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		defer rejects.close()
 	}
 	r.wm = newWatermark(names, rejects)
+	r.wm.unordered = r.read != nil
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
 		StartedAt: start.UTC(), RejectFile: cfg.RejectFile,
@@ -375,11 +420,14 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		log.Info("resuming", "state", cfg.StateFile, "rows done", prev.Rows(), "sources done", len(src.plan.Sources)-len(toRead))
 	}
 	save := func(complete bool) (mark, error) {
+		commits.Lock()
 		mk := r.wm.snapshot()
+		commits.Unlock()
 		if mk.err != nil {
 			return mk, mk.err
 		}
 		state.Sources, state.RejectBytes = mk.sources, mk.rejectBytes
+		r.annotate(state.Sources)
 		state.Complete = complete && mk.complete
 		state.UpdatedAt = time.Now().UTC()
 		return mk, checkpoint.Save(cfg.StateFile, state)
@@ -407,38 +455,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		failure = errors.Join(failure, fmt.Errorf("save checkpoint: %w", err))
 	}
-	complete := failure == nil && mk.complete
 	stopProgress()
-
-	res.fill(r.order, ls, time.Since(start))
-	for _, s := range mk.sources {
-		res.AllRuns.Rows += s.Rows
-		for _, c := range s.Entities {
-			res.AllRuns.Items += c.Items
-			res.AllRuns.Rejects += c.Rejects
-		}
-	}
-	var result error
-	switch {
-	case complete && reject && cfg.MaxRejects >= 0 && res.AllRuns.Rejects > int64(cfg.MaxRejects):
-		result = kinded(ErrTooManyRejects, fmt.Errorf("%s, more than --max-rejects %d allows; see %s", plural(res.AllRuns.Rejects, "reject"), cfg.MaxRejects, cfg.RejectFile))
-		res.Status = StatusComplete
-	case complete:
-		res.Status = StatusComplete
-	case failure == nil && ctx.Err() != nil:
-		result = kinded(ErrInterrupted, fmt.Errorf("run interrupted; progress is saved in %s. Resume with:\n  %s", cfg.StateFile, cfg.ResumeCommand))
-		res.Status = StatusInterrupted
-	default:
-		if failure == nil {
-			failure = errors.New("run ended before every row was written") // not expected: the walk ended without an error
-		}
-		result = fmt.Errorf("%w\nprogress up to the last acknowledged row is saved in %s; after fixing the cause, resume with:\n  %s", failure, cfg.StateFile, cfg.ResumeCommand)
-		res.Status = StatusFailed
-	}
-	if result != nil {
-		res.Error = result.Error()
-	}
-	return res, result
+	return r.result(ctx, res, ls, mk, failure, start)
 }
 
 // reportProgress calls the observer every ProgressEvery until the returned

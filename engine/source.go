@@ -53,6 +53,9 @@ type source struct {
 	snap *extract.Snapshot
 	conn *pgx.Conn
 	cat  *mapping.Catalog
+	// url and snapshotID are how more readers join the snapshot (see
+	// readers.go); snapshotID is empty unless the snapshot was given.
+	url, snapshotID string
 	// shards holds the computed "count: auto" shard counts and their inputs.
 	shards []ShardCount
 }
@@ -79,11 +82,17 @@ func (r ShardCount) String() string {
 // later (computeShards), once the target is known to fit. Close it with
 // close.
 func openSource(ctx context.Context, m *mapping.Mapping, pgURL string) (*source, error) {
-	conn, snap, err := openSnapshot(ctx, pgURL)
+	return openSourceAt(ctx, m, pgURL, "")
+}
+
+// openSourceAt is openSource inside an exported snapshot (see
+// extract.BeginAt); "" takes a new one.
+func openSourceAt(ctx context.Context, m *mapping.Mapping, pgURL, snapshotID string) (*source, error) {
+	conn, snap, err := openSnapshotAt(ctx, pgURL, snapshotID)
 	if err != nil {
 		return nil, err
 	}
-	src := &source{m: m, snap: snap, conn: conn}
+	src := &source{m: m, snap: snap, conn: conn, url: pgURL, snapshotID: snapshotID}
 	cat, err := checkAgainst(ctx, snap, m)
 	if err != nil {
 		src.close(ctx)
@@ -272,6 +281,12 @@ func checkAgainst(ctx context.Context, snap *extract.Snapshot, m *mapping.Mappin
 
 // openSnapshot connects and starts the read-only snapshot transaction.
 func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot, error) {
+	return openSnapshotAt(ctx, url, "")
+}
+
+// openSnapshotAt is openSnapshot in an exported snapshot; "" takes a new
+// one.
+func openSnapshotAt(ctx context.Context, url, snapshotID string) (*pgx.Conn, *extract.Snapshot, error) {
 	if url == "" {
 		return nil, nil, configErrorf("no source database URL")
 	}
@@ -282,7 +297,7 @@ func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := extract.Begin(ctx, conn)
+	snap, err := extract.BeginAt(ctx, conn, snapshotID)
 	if err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, nil, err

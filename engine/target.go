@@ -27,6 +27,11 @@ type Target interface {
 	// its Fail once the item is refused; the engine checkpoints on those
 	// calls only. The error is what stopped Write (row errors of refused
 	// items included, see load.Writer.Write).
+	//
+	// The items of one source row arrive one after another, never mixed
+	// with another row's: a target that commits items in groups (files)
+	// can end a group where Origin.Table or Origin.SourceKey changes, so
+	// that no row is split between two groups. See also Starter.
 	Write(ctx context.Context, items <-chan load.Item) (load.Stats, error)
 }
 

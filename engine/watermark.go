@@ -29,8 +29,12 @@ type watermark struct {
 	sources []*sourceMark
 	byName  map[string]*sourceMark
 	current int // index of the source being read
-	rejects *rejectFile
-	err     error // first error writing the reject file
+	// unordered says the sources are read concurrently (parallel readers):
+	// a row of one source says nothing of the others, and each is marked
+	// read by sourceRead.
+	unordered bool
+	rejects   *rejectFile
+	err       error // first error writing the reject file
 }
 
 type sourceMark struct {
@@ -90,7 +94,9 @@ func (w *watermark) add(name string, pos []any, key string, row *extract.Row, se
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	sm := w.byName[name]
-	w.readUpTo(sm.index)
+	if !w.unordered {
+		w.readUpTo(sm.index)
+	}
 	rm := &rowMark{src: sm, pos: pos, key: key, pending: len(sent), sent: sent, lines: lines}
 	if len(sent) > 0 {
 		rm.row = row
@@ -104,6 +110,15 @@ func (w *watermark) add(name string, pos []any, key string, row *extract.Row, se
 func (w *watermark) readUpTo(i int) {
 	for ; w.current < i; w.current++ {
 		w.sources[w.current].readAll = true
+	}
+}
+
+// sourceRead marks one source as read entirely (unordered sources).
+func (w *watermark) sourceRead(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if sm := w.byName[name]; sm != nil {
+		sm.readAll = true
 	}
 }
 

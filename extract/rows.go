@@ -40,6 +40,14 @@ type Query struct {
 	// columns in the last row already done.
 	OrderBy []string
 	After   []any
+	// Until, when set, ends the read at the row with this key (included):
+	// After and Until bound one range of a table split for parallel
+	// readers.
+	Until []any
+	// Match, when set, reads only the rows whose columns equal one of its
+	// tuples (rows by key, or by a parent's key); each row then ends with
+	// one more value, the index of the tuple it matched.
+	Match *Match
 	// Limit stops after this many rows (0 = all); used for sampling.
 	Limit int
 }
@@ -85,7 +93,11 @@ func (q Query) Width() int {
 	for _, j := range q.Joins {
 		n += len(j.Columns)
 	}
-	return n + len(q.Embeds)
+	n += len(q.Embeds)
+	if q.Match != nil {
+		n++
+	}
+	return n
 }
 
 // alias names relations in generated SQL: t for the base table, j0.. for
@@ -122,6 +134,10 @@ func (q Query) SQL() (string, []any, error) {
 		sep()
 		b.WriteString(embedExpr(i, e))
 	}
+	if q.Match != nil {
+		sep()
+		b.WriteString(matchOrdinal)
+	}
 	b.WriteString(" FROM ")
 	b.WriteString(pgx.Identifier{q.Schema, q.Table}.Sanitize())
 	b.WriteString(" AS t")
@@ -135,26 +151,41 @@ func (q Query) SQL() (string, []any, error) {
 		}
 	}
 	var args []any
-	if len(q.After) > 0 {
-		if len(q.After) != len(q.OrderBy) {
-			return "", nil, fmt.Errorf("extract %s.%s: resume position has %d values for %d key columns", q.Schema, q.Table, len(q.After), len(q.OrderBy))
+	if q.Match != nil {
+		join, err := q.Match.join(q, &args)
+		if err != nil {
+			return "", nil, err
 		}
-		b.WriteString(" WHERE (")
+		b.WriteString(join)
+	}
+	where := " WHERE ("
+	for _, bound := range []struct {
+		op  string
+		pos []any
+	}{{">", q.After}, {"<=", q.Until}} {
+		if len(bound.pos) == 0 {
+			continue
+		}
+		if len(bound.pos) != len(q.OrderBy) {
+			return "", nil, fmt.Errorf("extract %s.%s: a key position has %d values for %d key columns", q.Schema, q.Table, len(bound.pos), len(q.OrderBy))
+		}
+		b.WriteString(where)
+		where = " AND ("
 		for i, k := range q.OrderBy {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString("t." + pgx.Identifier{k}.Sanitize())
 		}
-		b.WriteString(") > (")
-		for i := range q.After {
+		b.WriteString(") " + bound.op + " (")
+		for i := range bound.pos {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			// Cast the parameter to the column's type so that text
 			// positions compare as the column does.
-			fmt.Fprintf(&b, "$%d::%s", i+1, q.castType(q.OrderBy[i]))
-			args = append(args, positionArg(q.After[i]))
+			fmt.Fprintf(&b, "$%d::%s", len(args)+1, q.castType(q.OrderBy[i]))
+			args = append(args, positionArg(bound.pos[i]))
 		}
 		b.WriteString(")")
 	}
@@ -315,6 +346,9 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 		for range q.Embeds {
 			targets = append(targets, new(pgtype.Text))
 		}
+		if q.Match != nil {
+			targets = append(targets, new(pgtype.Int8))
+		}
 		for rows.Next() {
 			if err := rows.Scan(targets...); err != nil {
 				yield(Row{}, fmt.Errorf("extract %s: %w", where, err))
@@ -324,9 +358,12 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 			for i, t := range targets {
 				var v any
 				var err error
-				if i < len(cols) {
+				switch {
+				case i < len(cols):
 					v, err = decode(t, cols[i].Type)
-				} else {
+				case i == len(cols)+len(q.Embeds): // the match's tuple index
+					v = t.(*pgtype.Int8).Int64
+				default:
 					e := q.Embeds[i-len(cols)]
 					v, err = decodeEmbed(t.(*pgtype.Text).String, e.Columns)
 					if err != nil {

@@ -59,23 +59,23 @@ func TestLanguageDiagnostics(t *testing.T) {
 		check bool
 		want  []string
 	}{
-		{"bad key type", "table: T\nkeys: { partition: PK, sort: { name: SK, type: X } }\nentities: {}\n", false, []string{
+		{"bad key type", "table: Shop\nkeys: { partition: PK, sort: { name: SK, type: X } }\nentities: {}\n", false, []string{
 			`m.yaml:2:48: keys.sort type must be S (string), N (number) or B (binary), not "X"`,
 			`m.yaml:3:11: entities must declare at least one entity`}},
-		{"one attribute, two types", "table: T\nkeys: { partition: PK, sort: { name: SK, type: N } }\nindexes:\n  Inverse: { partition: SK, sort: PK }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: \"{customer_id}\" } }\n", false,
+		{"one attribute, two types", "table: Shop\nkeys: { partition: PK, sort: { name: SK, type: N } }\nindexes:\n  Inverse: { partition: SK, sort: PK }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: \"{customer_id}\" } }\n", false,
 			[]string{`m.yaml:4:3: index Inverse: key attribute "SK" has type S here but N as the table's sort key; an attribute has one type`}},
-		{"local index with partition", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  LSI1: { local: true, partition: X, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
+		{"local index with partition", "table: Shop\nkeys: { partition: PK, sort: SK }\nindexes:\n  LSI1: { local: true, partition: X, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
 			[]string{`m.yaml:4:24: index LSI1 is local: it shares the table's partition key "PK", so it declares only sort`}},
-		{"local index without table sort key", "table: T\nkeys: { partition: PK }\nindexes:\n  LSI1: { local: true, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\" } }\n", false,
+		{"local index without table sort key", "table: Shop\nkeys: { partition: PK }\nindexes:\n  LSI1: { local: true, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\" } }\n", false,
 			[]string{`m.yaml:4:3: local index LSI1 needs a table with a sort key (keys.sort): an LSI is an alternative sort key of the table's item collections`}},
-		{"pk on a local index", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  LSI1: { local: true, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, index: { LSI1: { pk: X, sk: Y } } }\n", false,
+		{"pk on a local index", "table: Shop\nkeys: { partition: PK, sort: SK }\nindexes:\n  LSI1: { local: true, sort: L }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, index: { LSI1: { pk: X, sk: Y } } }\n", false,
 			[]string{`m.yaml:6:81: index LSI1 is local: it shares the table's partition key, so C gives it only sk`}},
-		{"projection typo", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  G: { partition: GP, projection: KEYS_ONY }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
-			[]string{`m.yaml:4:35: projection must be ALL, KEYS_ONLY or { include: [attr, ...] }, not "KEYS_ONY" (did you mean "KEYS_ONLY"?)`}},
-		{"projection of an attribute nobody writes", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  G: { partition: GP, projection: { include: [nmae] } }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, attributes: [name], index: { G: { pk: \"N#{name}\" } } }\n", false,
-			[]string{`m.yaml:4:47: index G projects "nmae", which no entity in the index writes (did you mean "name"?)`}},
-		{"projecting keys", "table: T\nkeys: { partition: PK, sort: SK }\nindexes:\n  G: { partition: GP, projection: { include: [SK, H1, name] } }\n  H: { partition: H1 }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, attributes: [name], index: { G: { pk: \"N#{name}\" }, H: { pk: X } } }\n", false,
-			[]string{`m.yaml:4:47: index G projects "SK", a key of the table or the index: keys are always projected`}},
+		{"projection typo", "table: Shop\nkeys: { partition: PK, sort: SK }\nindexes:\n  GSI1: { partition: GP, projection: KEYS_ONY }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
+			[]string{`m.yaml:4:38: projection must be ALL, KEYS_ONLY or { include: [attr, ...] }, not "KEYS_ONY" (did you mean "KEYS_ONLY"?)`}},
+		{"projection of an attribute nobody writes", "table: Shop\nkeys: { partition: PK, sort: SK }\nindexes:\n  GSI1: { partition: GP, projection: { include: [nmae] } }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, attributes: [name], index: { GSI1: { pk: \"N#{name}\" } } }\n", false,
+			[]string{`m.yaml:4:50: index GSI1 projects "nmae", which no entity in the index writes (did you mean "name"?)`}},
+		{"projecting keys", "table: Shop\nkeys: { partition: PK, sort: SK }\nindexes:\n  GSI1: { partition: GP, projection: { include: [SK, GSI2PK, name] } }\n  GSI2: { partition: GSI2PK }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S }, attributes: [name], index: { GSI1: { pk: \"N#{name}\" }, GSI2: { pk: X } } }\n", false,
+			[]string{`m.yaml:4:50: index GSI1 projects "SK", a key of the table or the index: keys are always projected`}},
 		{"unknown function", orderHead + "    index: { GSI1: { pk: \"S#{status|lowr}\", sk: X } }\n", false,
 			[]string{`m.yaml:10:37: pk: {status|lowr}: unknown function "lowr" (did you mean "lower"?); functions are lower, upper, nfc, nfd, nfkc, nfkd, year, month, day, date, signed, decimal`}},
 		{"signed without width", orderHead + "    index: { GSI1: { pk: \"S#{status}\", sk: \"{total|signed}\" } }\n", false,
@@ -107,14 +107,14 @@ func TestLanguageDiagnostics(t *testing.T) {
 			[]string{`m.yaml:10:40: Order index GSI1 pk: {placed_at|lower}: lower applies to text, but the value is timestamp with time zone`}},
 		{"encoding clashes with the separator", strings.Replace(orderHead, "table: Shop", "table: Shop\nseparator: \"-\"", 1) + "    index: { GSI1: { pk: \"T-{total|decimal:8.2}\", sk: X } }\n", true,
 			[]string{`m.yaml:11:36: Order index GSI1 pk: {total|decimal} writes "-.", which is in the separator "-": keys would be ambiguous; choose another separator`}},
-		{"number key with text", "table: T\nkeys: { partition: PK, sort: { name: SK, type: N } }\nentities:\n  O: { from: orders, key: { pk: \"O#{order_id}\", sk: \"N{order_id}\" } }\n", true,
+		{"number key with text", "table: Shop\nkeys: { partition: PK, sort: { name: SK, type: N } }\nentities:\n  O: { from: orders, key: { pk: \"O#{order_id}\", sk: \"N{order_id}\" } }\n", true,
 			[]string{`m.yaml:4:53: O key.sk: the key attribute is of type N, so the template must be one placeholder and nothing else, not "N{order_id}"`}},
-		{"number key of a text column", "table: T\nkeys: { partition: PK, sort: { name: SK, type: N } }\nentities:\n  O: { from: orders, key: { pk: \"O#{order_id}#{status}\", sk: \"{status}\" } }\n", true,
+		{"number key of a text column", "table: Shop\nkeys: { partition: PK, sort: { name: SK, type: N } }\nentities:\n  O: { from: orders, key: { pk: \"O#{order_id}#{status}\", sk: \"{status}\" } }\n", true,
 			[]string{`m.yaml:4:63: O key.sk: the key attribute is a number (N): {status} must be an integer or numeric value (or |year, |month, |day of a date) without padding; "status" is order_status`}},
-		{"binary key of a text column", "table: T\nkeys: { partition: { name: PK, type: B }, sort: SK }\nentities:\n  R: { from: readings, key: { pk: \"{sensor}\", sk: \"R#{reading_id}\" } }\n", true,
+		{"binary key of a text column", "table: Shop\nkeys: { partition: { name: PK, type: B }, sort: SK }\nentities:\n  R: { from: readings, key: { pk: \"{sensor}\", sk: \"R#{reading_id}\" } }\n", true,
 			[]string{`m.yaml:4:36: R key.pk: the key attribute is binary (B): {sensor} must be a bytea column without functions; "sensor" is text`}},
-		{"quoted column exists", "table: T\nkeys: { partition: PK, sort: SK }\nentities:\n  L: { from: Order Lines, key: { pk: 'O#{\"Order ID\"}', sk: 'S#{\"say \"\"hi\"\"\"}' } }\n", true, nil},
-		{"quoted column misspelled", "table: T\nkeys: { partition: PK, sort: SK }\nentities:\n  L: { from: Order Lines, key: { pk: 'O#{\"Order Id\"}', sk: L } }\n", true, []string{
+		{"quoted column exists", "table: Shop\nkeys: { partition: PK, sort: SK }\nentities:\n  L: { from: Order Lines, key: { pk: 'O#{\"Order ID\"}', sk: 'S#{\"say \"\"hi\"\"\"}' } }\n", true, nil},
+		{"quoted column misspelled", "table: Shop\nkeys: { partition: PK, sort: SK }\nentities:\n  L: { from: Order Lines, key: { pk: 'O#{\"Order Id\"}', sk: L } }\n", true, []string{
 			`m.yaml:4:3: the key of L does not include the primary key (Order ID) or another unique key of public.Order Lines, so two rows could produce the same item`,
 			`m.yaml:4:41: L key.pk: column "Order Id" does not exist in table public.Order Lines (did you mean "Order ID"?)`}},
 
@@ -264,7 +264,7 @@ func TestAccessPatternDiagnostics(t *testing.T) {
 
 func TestParseLanguage(t *testing.T) {
 	t.Parallel()
-	src := `table: T
+	src := `table: Metrics
 keys: { partition: PK, sort: { name: SK, type: N } }
 indexes:
   LSI1: { local: true, sort: LSI1SK, projection: keys_only }

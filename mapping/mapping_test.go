@@ -142,8 +142,11 @@ func TestDiagnostics(t *testing.T) {
 			[]string{`m.yaml:2:18: The entity attribute is "GSI1PK", which is already the partition key of index GSI1: the key attributes and the entity attribute each need their own name`}},
 		{"entity attribute is the table key", strings.Replace(header, "table: Shop", "table: Shop\nentityAttribute: PK", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
 			[]string{`m.yaml:2:18: The entity attribute is "PK", which is already the table's partition key: the key attributes and the entity attribute each need their own name`}},
-		{"index key is a table key", strings.Replace(header, "partition: GSI1PK", "partition: SK", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
-			[]string{`m.yaml:4:22: The partition key of index GSI1 is "SK", which is already the table's sort key: the key attributes and the entity attribute each need their own name`}},
+		// An inverted index on the table's own keys is fine, as long as no
+		// entity writes over them through it.
+		{"inverted index", strings.Replace(header, "GSI1: { partition: GSI1PK, sort: GSI1SK }", "GSI1: { partition: SK, sort: PK }", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false, nil},
+		{"templates for an index on the table keys", strings.Replace(header, "GSI1: { partition: GSI1PK, sort: GSI1SK }", "GSI1: { partition: SK, sort: PK }", 1) + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    index: { GSI1: { pk: \"E#{email}\", sk: X } }\n", false,
+			[]string{`m.yaml:9:14: index GSI1 has the table's own key attribute "SK" as its partition key: the items' table keys are its entries, so C cannot give it templates that would overwrite them`}},
 		{"two indexes share a key", header[:len(header)-len("entities:\n")] + "  GSI2: { partition: GSI2PK, sort: GSI1SK }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
 			[]string{`m.yaml:5:36: The sort key of index GSI2 is "GSI1SK", which is already the sort key of index GSI1: the key attributes and the entity attribute each need their own name`}},
 		{"table key named like the default entity attribute", strings.Replace(header, "partition: PK", "partition: _type", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,

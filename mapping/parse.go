@@ -189,8 +189,11 @@ func (p *parser) reserve(name, what string, rank int, n *yaml.Node) {
 // one: the tool would write one over the other (an entity attribute named
 // GSI1PK puts every item under its entity name in GSI1, silently). The
 // table's keys come first, then the indexes', then the entity attribute:
-// the later one is reported, where it is named. (A local index shares the
-// table's partition key by definition and names only its sort key.)
+// the later one is reported, where it is named. An index keyed on the
+// table's own key attributes (an inverted index: partition SK, sort PK) is
+// no collision: the items' table keys are its entries, and no entity may
+// give it templates (checkAttributeNames). A local index shares the
+// table's partition key by definition and names only its sort key.
 func (p *parser) checkReservedNames() {
 	rs := slices.Clone(p.reserved)
 	slices.SortStableFunc(rs, func(a, b reservedName) int {
@@ -202,6 +205,9 @@ func (p *parser) checkReservedNames() {
 		if !ok {
 			first[r.name] = r
 			continue
+		}
+		if prev.rank == 0 && r.rank == 1 {
+			continue // an index on the table's own keys
 		}
 		at := r.pos
 		if at == (Pos{}) {
@@ -805,6 +811,22 @@ func (p *parser) checkAttributeNames(m *Mapping) {
 		}
 		for _, em := range e.Embeds {
 			add(em.Attribute, em.Pos, "embed", "an embed")
+		}
+		for _, ei := range e.Indexes {
+			ix := m.index(ei.Index)
+			if ix == nil {
+				continue
+			}
+			for _, k := range []struct{ role, attr string }{{"partition key", ix.PartitionKey}, {"sort key", ix.SortKey}} {
+				if ix.Local && k.role == "partition key" {
+					continue // a local index's partition key is the table's, by definition
+				}
+				if k.attr != "" && (k.attr == m.PartitionKey || k.attr == m.SortKey) {
+					p.r.errorf(ei.Pos, "index %s has the table's own key attribute %q as its %s: the items' table keys are its entries, so %s cannot give it templates that would overwrite them",
+						ix.Name, k.attr, k.role, e.Name)
+					break
+				}
+			}
 		}
 		var copies func([]*Copy)
 		copies = func(cs []*Copy) {

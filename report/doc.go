@@ -17,6 +17,10 @@
 //	migrate.plan/v1    Plan
 //	migrate.verify/v1  Verify
 //
+// Fields added within v1 (absent from documents of earlier releases):
+// capacity.import and capacity.cheaper, the import path the plan compares
+// with writes.
+//
 // Stability rules, which consumers may rely on within a version:
 //
 //   - fields are never removed, renamed or given another meaning; new
@@ -48,6 +52,7 @@
 //	  "stale": [{"key": {...}, "entity": "Order"}],
 //	  "problems": [],
 //	  "maxDetails": 20,
-//	  "capacity": {"items": 2345, "bytes": ..., "writeUnits": {"table": ..., "indexes": ..., "total": ..., "createsAndChanges": ...}, ...}
+//	  "capacity": {"items": 2345, "bytes": ..., "writeUnits": {"table": ..., "indexes": ..., "total": ..., "createsAndChanges": ...}, ...,
+//	               "import": {"uncompressedBytes": ..., "pricePerGB": 0.15, "estimatedCostUSD": ..., "gbPerHour": 20, ...}, "cheaper": "import"}
 //	}
 package report

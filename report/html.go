@@ -112,6 +112,8 @@ func newPage(p *Plan) *page {
 		text("Write units for creates and changes alone", count(c.WriteUnits.CreatesAndChanges)),
 		text("On-demand cost", dollars(c.EstimatedCostUSD)+" at $"+number(c.PricePerMillionWriteUnits)+" per million write units"),
 		text("Duration", duration(c.EstimatedSeconds)+" at "+number(c.WriteRate)+" items/s ("+count(int64(wps+0.5))+" write units/s)"),
+		text("Import from S3 instead", importLine(c.Import)),
+		text("Cheaper", cheaperLine(c)),
 	}
 	for _, ch := range p.Changes {
 		pc := pageChange{ItemChange: ch}

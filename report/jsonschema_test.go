@@ -84,6 +84,12 @@ func TestDocumentsMatchTheSchemas(t *testing.T) {
 		},
 	}
 	missing.Capacity.MaxItem = nil
+	missing.Capacity.Indexes = []IndexKeys{
+		{Index: "GSI1", Items: 2129, WriteUnits: 2129, DistinctPartitionKeys: 118, Method: "exact",
+			Projection: "ALL", StorageBytes: 650_000, AllWriteUnits: 2129, AllStorageBytes: 650_000},
+		{Index: "LSI1", Items: 210, WriteUnits: 210, DistinctPartitionKeys: 68, Method: "hyperloglog",
+			Projection: "INCLUDE", StorageBytes: 31_000, AllWriteUnits: 420, AllStorageBytes: 96_000},
+	}
 	missing.Problems = []Problem{{Kind: "duplicate-key", Entity: "Order", Key: &Key{PK: "CUSTOMER#1"}, Message: "same key"}}
 	for name, doc := range map[string]func(*bytes.Buffer) error{
 		"plan, missing table": func(b *bytes.Buffer) error { return JSON(b, missing) },
@@ -141,6 +147,14 @@ func TestSchemasRejectBrokenDocuments(t *testing.T) {
 			}, "missing property 'old'"},
 		{"bad time", plan, func(b *bytes.Buffer) error { return JSON(b, samplePlan()) },
 			func(m map[string]any) { m["generatedAt"] = "yesterday" }, "/generatedAt"},
+		{"unknown index projection", plan, func(b *bytes.Buffer) error { return JSON(b, samplePlan()) },
+			func(m map[string]any) {
+				m["capacity"].(map[string]any)["indexes"].([]any)[0].(map[string]any)["projection"] = "SOME"
+			}, "/capacity/indexes/0/projection"},
+		{"negative index storage", plan, func(b *bytes.Buffer) error { return JSON(b, samplePlan()) },
+			func(m map[string]any) {
+				m["capacity"].(map[string]any)["indexes"].([]any)[1].(map[string]any)["allStorageBytes"] = -1
+			}, "/capacity/indexes/1/allStorageBytes"},
 		{"short hash", verify, func(b *bytes.Buffer) error { return VerifyJSON(b, sampleVerify(false)) },
 			func(m map[string]any) { m["entities"].([]any)[0].(map[string]any)["actualHash"] = "abc" }, "/entities/0/actualHash"},
 		{"sample above one", verify, func(b *bytes.Buffer) error { return VerifyJSON(b, sampleVerify(false)) },

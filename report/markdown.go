@@ -139,6 +139,8 @@ func capacityMarkdown(m *md, c *Capacity) {
 		{"write units", fmt.Sprintf("**%s** = %s table + %s GSI; %s for the creates and changes alone", count(c.WriteUnits.Total), count(c.WriteUnits.Table), count(c.WriteUnits.Indexes), count(c.WriteUnits.CreatesAndChanges))},
 		{"on-demand cost", fmt.Sprintf("**%s** at $%s per million write units", dollars(c.EstimatedCostUSD), number(c.PricePerMillionWriteUnits))},
 		{"duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5)))},
+		{"import path", importLine(c.Import)},
+		{"cheaper", "**" + cheaperLine(c) + "**"},
 	})
 	var rows [][]string
 	saving := false

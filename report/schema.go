@@ -199,6 +199,38 @@ type Capacity struct {
 	Indexes              []IndexKeys `json:"indexes"` // one per GSI of the mapping
 	Shards               []Shards    `json:"shards"`  // one per "count: auto" shard setting
 	Copies               []CopyCost  `json:"copies"`  // one per copy block, nested ones included
+
+	// Import is the same load by DynamoDB's Import from S3 instead of
+	// writes (migrate export, then migrate import; a new table only).
+	// Added within v1.
+	Import ImportPath `json:"import"`
+	// Cheaper names the path that costs less for these items: "write"
+	// (migrate run, EstimatedCostUSD) or "import" (Import.EstimatedCostUSD).
+	// Added within v1.
+	Cheaper string `json:"cheaper"`
+}
+
+// ImportPath estimates loading the expected items with Import from S3,
+// which consumes no write capacity and is billed per GB of uncompressed
+// source data, for the table and the indexes it creates.
+type ImportPath struct {
+	// UncompressedBytes is the size of the items as migrate export writes
+	// them (one {"Item":...} line each, before compression): what the
+	// import bills.
+	UncompressedBytes int64 `json:"uncompressedBytes"`
+	// PricePerGB is the price used, in USD per GB (2^30 bytes).
+	PricePerGB       float64 `json:"pricePerGB"`
+	EstimatedCostUSD float64 `json:"estimatedCostUSD"`
+	// GBPerHour is the assumed import rate and OverheadSeconds the assumed
+	// fixed time of an import (AWS publishes neither); EstimatedSeconds is
+	// OverheadSeconds plus UncompressedBytes at GBPerHour.
+	GBPerHour        float64 `json:"gbPerHour"`
+	OverheadSeconds  float64 `json:"overheadSeconds"`
+	EstimatedSeconds float64 `json:"estimatedSeconds"`
+	// Unsupported, when set, says why Import from S3 cannot create this
+	// table (it creates no local secondary indexes); Cheaper is then
+	// "write" whatever the figures.
+	Unsupported string `json:"unsupported,omitempty"`
 }
 
 // WriteUnits are write capacity units: ceil(item size / 1 KB) per item, in

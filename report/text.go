@@ -203,6 +203,8 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 		wps = float64(c.WriteUnits.Total) / c.EstimatedSeconds
 	}
 	add("duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5))))
+	add("import path", importLine(c.Import))
+	add("cheaper", cheaperLine(c))
 	for _, ix := range c.Indexes {
 		line := fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
 			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method)
@@ -254,6 +256,32 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 		}
 		t.table("    ", "l", rows)
 	}
+}
+
+// importLine describes the import path in one line.
+func importLine(ip ImportPath) string {
+	if ip.Unsupported != "" {
+		return "not possible: " + ip.Unsupported
+	}
+	return fmt.Sprintf("%s for %s of DYNAMODB_JSON at $%s per GB, no write units; %s at %s GB/h after %s to start (migrate export, then migrate import: new tables only)",
+		dollars(ip.EstimatedCostUSD), size(ip.UncompressedBytes), number(ip.PricePerGB), duration(ip.EstimatedSeconds-ip.OverheadSeconds), number(ip.GBPerHour), duration(ip.OverheadSeconds))
+}
+
+// cheaperLine says which path costs less, and which is faster.
+func cheaperLine(c *Capacity) string {
+	w, i := c.EstimatedCostUSD, c.Import.EstimatedCostUSD
+	if c.Import.Unsupported != "" {
+		return "write, the only path for this table"
+	}
+	line := fmt.Sprintf("write: %s against %s by import", dollars(w), dollars(i))
+	if c.Cheaper == "import" {
+		line = fmt.Sprintf("import: %s against %s by writes", dollars(i), dollars(w))
+	}
+	ws, is := c.EstimatedSeconds, c.Import.EstimatedSeconds
+	if ws <= is {
+		return line + fmt.Sprintf("; writes are faster (%s against %s)", duration(ws), duration(is))
+	}
+	return line + fmt.Sprintf("; import is faster (%s against %s)", duration(is), duration(ws))
 }
 
 func shardLine(s Shards) string {

@@ -102,6 +102,9 @@ type Source struct {
 	Query    extract.Query
 	Entities []*entityPlan
 	keyIdx   []int // positions of the order-by columns in the row
+	// joinOf and embedOf name the entity each of Query's joins and embeds
+	// is for.
+	joinOf, embedOf []string
 
 	fixups []fixup
 }
@@ -272,6 +275,7 @@ func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping
 	// Own attributes first, as before copies existed in this order.
 	ep.attrs = append(own, ep.attrs...)
 	for _, em := range e.Embeds {
+		s.embedOf = append(s.embedOf, e.Name)
 		emp, err := s.compileEmbed(em, cat)
 		if err != nil {
 			return nil, err
@@ -349,6 +353,7 @@ func (s *Source) compileCopies(ep *entityPlan, copies []*mapping.Copy, rel int, 
 			j.On = append(j.On, extract.JoinOn{Column: jp.Column, Ref: rel, RefColumn: jp.Other})
 		}
 		s.Query.Joins = append(s.Query.Joins, j)
+		s.joinOf = append(s.joinOf, ep.e.Name)
 		idx := len(s.Query.Joins) - 1
 		rels[cp] = idx
 		path := into
@@ -592,8 +597,13 @@ func (s *Source) Apply(row extract.Row) ([]Item, []*RowError) {
 	return items, errs
 }
 
-// rowErr is the RowError of a row with the given problems (at least one).
-func (ep *entityPlan) rowErr(key string, ps []Problem) *RowError {
+// rowErr is the RowError of a row with one problem.
+func (ep *entityPlan) rowErr(key, col string, err error) *RowError {
+	return ep.rowErrs(key, []Problem{{Column: col, Err: err}})
+}
+
+// rowErrs is the RowError of a row with the given problems (at least one).
+func (ep *entityPlan) rowErrs(key string, ps []Problem) *RowError {
 	e := &RowError{Entity: ep.e.Name, Table: ep.tableName, Key: key, Column: ps[0].Column, Err: ps[0].Err, Problems: ps}
 	if len(ps) > 1 {
 		e.Err = problems(ps)
@@ -623,53 +633,14 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		if kp.t == nil {
 			return true
 		}
-		shardFailed := false
-		values := func(i int) (KeyValue, error) {
-			if kp.cols[i] != -2 {
-				c := s.column(kp.cols[i])
-				return KeyValue{V: row.Values[kp.cols[i]], Kind: c.Type.Kind}, nil
-			}
-			if ip.shardCount < 1 {
-				return KeyValue{}, fmt.Errorf("index %s: shard count is not computed", ip.name)
-			}
-			in := key
-			if ip.shardBy >= 0 {
-				c := s.column(ip.shardBy)
-				txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
-				if errors.Is(err, errNull) {
-					return KeyValue{}, err // no shard input: stays out of the index
-				}
-				if err != nil {
-					shardFailed = true
-					problem(c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
-					return KeyValue{}, err
-				}
-				in = txt
-			}
-			return KeyValue{V: shardOf(in, ip.shardCount), Kind: pgkind.Text}, nil
+		av, ok, err := ep.renderKey(s, row, key, kp, attr, ip)
+		if err != nil {
+			probs = append(probs, err.Problems...)
 		}
-		emptyAbsent := ip != nil && ip.emptyAbsent
-		av, present, col, err := RenderKey(kp.t, kp.typ, m.Separator, emptyAbsent, values)
-		switch {
-		case shardFailed:
-			return false
-		case ip != nil && errors.Is(err, errNull):
-			return false
-		case err != nil:
-			if col == mapping.ShardPlaceholder {
-				col = ""
-			}
-			problem(col, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
-			return false
-		case !present:
-			if ip == nil {
-				// A table key cannot be left out: NULL is a row error.
-				problem(nullColumn(kp, row), fmt.Errorf("%s %q: %w", attr, kp.t.Raw, errNull))
-			}
-			return false
+		if ok {
+			attrs[attr] = av
 		}
-		attrs[attr] = av
-		return true
+		return ok
 	}
 	render(ep.pk, m.PartitionKey, nil)
 	render(ep.sk, m.SortKey, nil)
@@ -743,9 +714,60 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key string) (Item, *RowE
 		attrs[emp.em.Attribute] = av
 	}
 	if len(probs) > 0 {
-		return Item{}, ep.rowErr(key, probs)
+		return Item{}, ep.rowErrs(key, probs)
 	}
 	return Item{Entity: ep.e.Name, Table: ep.tableName, SourceKey: key, Attrs: attrs}, nil
+}
+
+// renderKey renders one key template for a row: false, without an error,
+// when an index key cannot be built from a NULL (or, with empty: absent,
+// empty) input. ip is the index the key belongs to, nil for the table's
+// own key.
+func (ep *entityPlan) renderKey(s *Source, row extract.Row, key string, kp keyPlan, attr string, ip *indexPlan) (types.AttributeValue, bool, *RowError) {
+	var shardErr *RowError
+	values := func(i int) (KeyValue, error) {
+		if kp.cols[i] != -2 {
+			c := s.column(kp.cols[i])
+			return KeyValue{V: row.Values[kp.cols[i]], Kind: c.Type.Kind}, nil
+		}
+		if ip.shardCount < 1 {
+			return KeyValue{}, fmt.Errorf("index %s: shard count is not computed", ip.name)
+		}
+		in := key
+		if ip.shardBy >= 0 {
+			c := s.column(ip.shardBy)
+			txt, err := KeyText(row.Values[ip.shardBy], c.Type.Kind, 0, "")
+			if errors.Is(err, errNull) {
+				return KeyValue{}, err // no shard input: stays out of the index
+			}
+			if err != nil {
+				shardErr = ep.rowErr(key, c.Name, fmt.Errorf("shard of %s: %w", ip.name, err))
+				return KeyValue{}, err
+			}
+			in = txt
+		}
+		return KeyValue{V: shardOf(in, ip.shardCount), Kind: pgkind.Text}, nil
+	}
+	emptyAbsent := ip != nil && ip.emptyAbsent
+	av, present, col, err := RenderKey(kp.t, kp.typ, ep.m.Separator, emptyAbsent, values)
+	switch {
+	case shardErr != nil:
+		return nil, false, shardErr
+	case ip != nil && errors.Is(err, errNull):
+		return nil, false, nil
+	case err != nil:
+		if col == mapping.ShardPlaceholder {
+			col = ""
+		}
+		return nil, false, ep.rowErr(key, col, fmt.Errorf("%s %q: %w", attr, kp.t.Raw, err))
+	case !present:
+		if ip == nil {
+			// A table key cannot be left out: NULL is a row error.
+			return nil, false, ep.rowErr(key, nullColumn(kp, row), fmt.Errorf("%s %q: %w", attr, kp.t.Raw, errNull))
+		}
+		return nil, false, nil
+	}
+	return av, true, nil
 }
 
 // nullColumn is the first placeholder column of kp that is NULL in row.

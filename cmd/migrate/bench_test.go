@@ -142,8 +142,12 @@ func nullDynamoDB(items *atomic.Int64) http.Handler {
 			}
 			resp = []byte(`{"UnprocessedItems":{}}`)
 		case "DynamoDB_20120810.DescribeTable":
+			// The bookstore's table: run checks its keys and indexes.
 			resp = fmt.Appendf(nil, `{"Table":{"TableName":"BenchNull","TableStatus":"ACTIVE","CreationDateTime":%d,
-				"KeySchema":[{"AttributeName":"PK","KeyType":"HASH"},{"AttributeName":"SK","KeyType":"RANGE"}]}}`, time.Now().Unix())
+				"KeySchema":[{"AttributeName":"PK","KeyType":"HASH"},{"AttributeName":"SK","KeyType":"RANGE"}],
+				"GlobalSecondaryIndexes":[
+					{"IndexName":"GSI1","KeySchema":[{"AttributeName":"GSI1PK","KeyType":"HASH"},{"AttributeName":"GSI1SK","KeyType":"RANGE"}]},
+					{"IndexName":"GSI2","KeySchema":[{"AttributeName":"GSI2PK","KeyType":"HASH"},{"AttributeName":"GSI2SK","KeyType":"RANGE"}]}]}}`, time.Now().Unix())
 		default:
 			w.WriteHeader(http.StatusBadRequest)
 			resp = []byte(`{"__type":"com.amazon.coral.validate#ValidationException","message":"not supported by the null endpoint"}`)

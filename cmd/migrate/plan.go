@@ -20,6 +20,7 @@ type planOpts struct {
 	price            float64
 	writeRate        float64
 	detailedExitCode bool
+	imp              importPlanFlags
 }
 
 func (o *planOpts) validate() error {
@@ -32,7 +33,7 @@ func (o *planOpts) validate() error {
 	if o.writeRate <= 0 {
 		return usagef("plan: --write-rate must be positive")
 	}
-	return nil
+	return o.imp.validate()
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -59,7 +60,10 @@ it calls DescribeTable, Scan and BatchGetItem only.
 It also estimates the load: item count, average and maximum item size,
 write units (ceil(size / 1 KB) per item in the table, and again in each GSI
 the item appears in), the on-demand cost at --price-per-million-wcu, the
-duration at --write-rate, the largest item collections (hot partitions),
+duration at --write-rate, the same load by Import from S3 instead (the
+items' uncompressed DYNAMODB_JSON at --price-per-gb-import, duration at
+--import-rate after --import-overhead) and which path is cheaper, the
+largest item collections (hot partitions),
 the distinct partition keys of each GSI, the "count: auto" shard counts with
 their inputs, and how many items carry each copied attribute set (what a
 later update of the copied data rewrites).
@@ -91,6 +95,7 @@ problems that would make run fail (row errors, duplicate keys, items over
 	f.Float64Var(&o.price, "price-per-million-wcu", capacity.DefaultPricePerMillionWCU, "on-demand price in USD of a million write request units")
 	f.Float64Var(&o.writeRate, "write-rate", capacity.DefaultWriteRate, "items per second assumed for the duration estimate")
 	f.BoolVar(&o.detailedExitCode, "detailed-exitcode", false, "exit 0 when the table needs no change, 2 when it does, 1 on any error (problems included)")
+	o.imp.register(f)
 	return cmd
 }
 
@@ -99,7 +104,8 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	if err != nil {
 		return err
 	}
-	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate})
+	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
+		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead})
 	if err != nil {
 		return err
 	}

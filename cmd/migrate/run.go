@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,6 +42,9 @@ type runOpts struct {
 	quiet       bool
 	summaryJSON string
 
+	fromExportOpts // run --from-export (fromexport.go)
+	par            readerFlags
+
 	// Set by the command from the flags, not flags themselves.
 	pgFrom        string // where the URL came from: "flag" or the environment variable's name
 	rejectFileSet bool
@@ -53,8 +55,14 @@ func (o *runOpts) validate() error {
 	if o.mapping == "" {
 		return usagef("run: --mapping is required")
 	}
-	if o.pg == "" {
+	if o.pg == "" && o.fromExport == "" {
 		return usagef("run: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	}
+	if err := o.fromExportOpts.validate(); err != nil {
+		return err
+	}
+	if err := o.par.validate("run"); err != nil {
+		return err
 	}
 	if o.concurrency < 1 {
 		return usagef("run: --concurrency must be at least 1")
@@ -115,6 +123,16 @@ are written to a JSON-lines reject file with --on-error reject.
 The DynamoDB client uses the standard AWS configuration (credential chain,
 AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB); --endpoint and --region override it.
 
+--readers N reads with N connections in one snapshot (the first exports it
+with pg_export_snapshot(), the others join it): tables are read at once, and
+analyzed tables of more than --range-rows rows are split into key ranges,
+each checkpointed on its own. The items written do not depend on N.
+
+--from-export DIR|s3://bucket/prefix loads an export (migrate export) into
+an existing table instead of reading --pg, with the same writer, checks,
+checkpoints (per file and line) and reject file; --files k/N loads only the
+k-th of N disjoint shares of its files, so that N machines load it together.
+
 Exit codes: 0 done, 1 failed (or more rejects than --max-rejects), 2 usage,
 mapping or state-file problem, 130 interrupted (resumable).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -152,6 +170,8 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.BoolVar(&o.fresh, "fresh", false, "start over, ignoring and overwriting the state file")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the summary as JSON to this file")
+	o.fromExportOpts.register(f)
+	o.par.register(f)
 	return cmd
 }
 
@@ -161,15 +181,20 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		return err
 	}
 	table := cmp.Or(o.table, m.Table)
-	statePath := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, table+".state.json"))
+	statePath := cmp.Or(o.state, o.defaultState(table))
 	resume := resumeCommand(cmd.Flags(), o.pgFrom, statePath)
 
 	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: o.concurrency, Logger: g.logger})
 	if err != nil {
 		return err
 	}
+	exp, err := o.source(ctx, g, o.region)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(g, o.quiet)
 	cfg := engine.RunConfig{
+		Export:      exp,
 		Mapping:     m,
 		Postgres:    o.pg,
 		DynamoDB:    client,
@@ -192,6 +217,8 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		ResumeCommand: resume,
 		Observer:      prog,
 		Logger:        prog.logger,
+		Readers:       o.par.readers,
+		RangeRows:     o.par.rangeRows,
 	}
 	res, err := engine.Run(ctx, cfg)
 	prog.stop(res != nil && res.Status == engine.StatusComplete)

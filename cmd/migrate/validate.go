@@ -13,6 +13,7 @@ func init() { register(newValidateCmd) }
 type validateOpts struct {
 	mapping string
 	pg      string
+	forSync bool
 }
 
 func newValidateCmd(g *globals) *cobra.Command {
@@ -24,8 +25,11 @@ func newValidateCmd(g *globals) *cobra.Command {
 file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
 checks the mapping against the source database's catalog: tables and columns
 exist, key templates use sortable columns, keys identify rows and cannot
-collide. It reads only the catalog and writes nothing. Exit code 2 when the
-mapping has problems. Warnings (a key template reading a nullable column,
+collide. It also checks what sync needs of the source: wal_level = logical, and
+replica identities that carry the columns deletes and key changes need (each
+problem prints the ALTER statement that fixes it); those are notes, or errors
+with --for-sync. It reads only the catalog and writes nothing. Exit code 2 when
+the mapping has problems. Warnings (a key template reading a nullable column,
 whose NULL rows a run would reject) are printed but do not fail it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
@@ -52,10 +56,11 @@ whose NULL rows a run would reject) are printed but do not fail it.`,
 				fmt.Fprintln(g.stderr, ws.Error())
 			}
 			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, plural(len(m.Entities), "entity"), plural(len(ws), "warning"))
-			return nil
+			return checkForSync(cmd.Context(), g, m, url, o.forSync)
 		},
 	}
 	addMappingFlag(cmd, &o.mapping)
 	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
 }

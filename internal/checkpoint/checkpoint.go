@@ -64,6 +64,11 @@ type State struct {
 	// rows after the positions are read, and rejected, again.
 	RejectFile  string `json:"rejectFile,omitempty"`
 	RejectBytes int64  `json:"rejectBytes,omitempty"`
+	// Export identifies the export a run loads (run --from-export) and
+	// the files it takes; its Sources are then the files, and a position
+	// is the number of the last line done. Empty for a run that reads
+	// the database.
+	Export string `json:"export,omitempty"`
 }
 
 // Shard is the shard count of one index of one entity.
@@ -84,6 +89,14 @@ type Source struct {
 	// Rows counts the rows done, over every run of this migration.
 	Rows     int64    `json:"rows"`
 	Entities []Counts `json:"entities,omitempty"`
+	// Table, From and Until describe one key range of a table split for
+	// parallel readers: Name is then the range's ("public.orders [2/8]"),
+	// Table the table's, and the range holds the rows with keys after
+	// From (none: from the first) up to Until included (none: to the
+	// last). A resumed run reads the same ranges.
+	Table string   `json:"table,omitempty"`
+	From  Position `json:"from,omitempty"`
+	Until Position `json:"until,omitempty"`
 }
 
 // Counts are the items written and the rows rejected for one entity, for
