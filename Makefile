@@ -17,17 +17,37 @@ PKGS ?= ./...
 TESTFLAGS ?= -v
 BENCH ?= .
 SERVICES := bash scripts/services.sh
+# The build time `migrate version` reports (Go's build info has only the
+# commit's time).
+BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -X main.buildTime=$(BUILD_TIME)
+GORELEASER_VERSION ?= v2.16.0
+# The image `make docker` builds, and the CA bundle it copies in.
+IMAGE ?= pgdynamo/migrate:dev
+CA_BUNDLE ?= /etc/ssl/certs/ca-certificates.crt
 # The servers `make up` starts, for test-integration and manual use.
 UP_PG_URL := postgres://postgres:postgres@127.0.0.1:55432/postgres?sslmode=disable
 UP_DYNAMODB_ENDPOINT := http://127.0.0.1:58000
 
-.PHONY: help build test test-integration up down demo lint fmt bench clean
+.PHONY: help build docker release-check test test-integration up down demo lint fmt bench clean
 
 help: ## List the targets
 	@awk 'BEGIN { FS = ":.*## " } /^[a-zA-Z_-]+:.*## / { printf "  make %-17s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 build: ## Build bin/migrate
-	$(GO) build -o bin/migrate ./cmd/migrate
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/migrate ./cmd/migrate
+
+docker: ## Build the image $(IMAGE): a static binary and CA certificates on scratch; pulls nothing
+	@test -s $(CA_BUNDLE) || { echo "no CA bundle at $(CA_BUNDLE) (apt-get install ca-certificates, or make docker CA_BUNDLE=...)"; exit 1; }
+	mkdir -p bin/docker
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o bin/docker/migrate ./cmd/migrate
+	cp $(CA_BUNDLE) bin/docker/ca-certificates.crt
+	docker build --pull=false -f Dockerfile -t $(IMAGE) bin/docker
+	docker run --rm $(IMAGE) --version
+
+release-check: ## Check .goreleaser.yaml and build every release target into dist/ (goreleaser from the Go module proxy)
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) check
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) build --snapshot --clean
 
 test: ## Run all tests (-race -shuffle=on); integration tests start their own containers
 	$(SERVICES) engine images browser

@@ -1,7 +1,10 @@
 // Package capacity estimates what loading a set of items into DynamoDB
 // costs, from the items themselves: sizes by DynamoDB's rules
-// (load.ItemSize), write units for the table and for every GSI an item
-// appears in (load.ItemWriteUnits), the on-demand price, the duration at a
+// (load.ItemSize), write units for the table and for every index an item
+// appears in, by the size of its index entry under the index's projection
+// (load.IndexEntrySize), storage with DynamoDB's 100 bytes of overhead per
+// item and per index entry, what each index would cost projecting ALL
+// (what its projection saves), the on-demand price, the duration at a
 // write rate, an item-size histogram, the largest item collections (hot
 // partition risk), the number of distinct partition keys per GSI, and how
 // many items carry each set of copied (denormalized) attributes, which is
@@ -26,6 +29,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -35,8 +39,11 @@ import (
 
 // Config configures an Estimator. Zero values mean the documented defaults.
 type Config struct {
-	// Indexes are the table's GSIs.
+	// Indexes are the table's secondary indexes, with their projections.
 	Indexes []load.Index
+	// PartitionKey and SortKey name the table's key attributes, which every
+	// index entry carries (they size KEYS_ONLY and INCLUDE entries).
+	PartitionKey, SortKey string
 	// PricePerMillionWCU is the on-demand price of a million write request
 	// units in USD. Default 0.625 (us-east-1, standard table class).
 	PricePerMillionWCU float64
@@ -48,6 +55,14 @@ type Config struct {
 	TopPartitions int
 	// Copies are the copied attribute sets to count (see CopySets).
 	Copies []CopySet
+
+	// PricePerGBImport, ImportGBPerHour and ImportOverhead price and time
+	// the import path (see importpath.go). Defaults
+	// DefaultPricePerGBImport, DefaultImportGBPerHour and
+	// DefaultImportOverhead.
+	PricePerGBImport float64
+	ImportGBPerHour  float64
+	ImportOverhead   time.Duration
 }
 
 // Defaults.
@@ -62,6 +77,9 @@ func (c Config) WithDefaults() Config {
 	c.PricePerMillionWCU = cmp.Or(c.PricePerMillionWCU, DefaultPricePerMillionWCU)
 	c.WriteRate = cmp.Or(c.WriteRate, DefaultWriteRate)
 	c.TopPartitions = cmp.Or(c.TopPartitions, DefaultTopPartitions)
+	c.PricePerGBImport = cmp.Or(c.PricePerGBImport, DefaultPricePerGBImport)
+	c.ImportGBPerHour = cmp.Or(c.ImportGBPerHour, DefaultImportGBPerHour)
+	c.ImportOverhead = cmp.Or(c.ImportOverhead, DefaultImportOverhead)
 	return c
 }
 
@@ -75,23 +93,32 @@ type CopySet struct {
 }
 
 // CopySets lists every copy block of a mapping, nested ones included, in
-// mapping order.
+// mapping order. A copy into a map (and every copy nested in one) is
+// counted by the item attribute that holds the map.
 func CopySets(m *mapping.Mapping) []CopySet {
 	var out []CopySet
-	var walk func(entity string, path []string, cs []*mapping.Copy)
-	walk = func(entity string, path []string, cs []*mapping.Copy) {
+	var walk func(entity string, path []string, into string, cs []*mapping.Copy)
+	walk = func(entity string, path []string, into string, cs []*mapping.Copy) {
 		for _, c := range cs {
 			p := append(slices.Clone(path), c.From)
 			set := CopySet{Entity: entity, From: strings.Join(p, " > ")}
-			for _, a := range c.Attributes {
-				set.Attributes = append(set.Attributes, a.Name)
+			in := into
+			if in == "" && c.Into != "" {
+				in = c.Into
+			}
+			if in != "" {
+				set.Attributes = []string{in}
+			} else {
+				for _, a := range c.Attributes {
+					set.Attributes = append(set.Attributes, a.Name)
+				}
 			}
 			out = append(out, set)
-			walk(entity, p, c.Copies)
+			walk(entity, p, in, c.Copies)
 		}
 	}
 	for _, e := range m.Entities {
-		walk(e.Name, nil, e.Copies)
+		walk(e.Name, nil, "", e.Copies)
 	}
 	return out
 }
@@ -111,12 +138,17 @@ type Estimator struct {
 	order     []string
 	indexes   []*indexAcc
 	copies    []int64
+	// importBytes are the items' lines in an export (ImportLineBytes).
+	importBytes int64
 
 	top topPartitions
 }
 
 type indexAcc struct {
 	items, wcu int64
+	bytes      int64 // index entries, by the projection
+	allWCU     int64 // the same entries projecting ALL
+	allBytes   int64
 	keys       distinct
 }
 
@@ -137,7 +169,7 @@ func New(cfg Config) *Estimator {
 func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValue) (size, writeUnits int) {
 	size = load.ItemSize(attrs)
 	wcu := load.WriteUnits(size)
-	total := load.ItemWriteUnits(attrs, e.cfg.Indexes)
+	total := load.ItemWriteUnits(attrs, e.cfg.Indexes, e.cfg.PartitionKey, e.cfg.SortKey)
 	e.items++
 	e.bytes += int64(size)
 	if size > e.maxSize || e.items == 1 {
@@ -146,6 +178,7 @@ func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValu
 	e.tableWCU += int64(wcu)
 	e.totalWCU += int64(total)
 	e.hist[binOf(size)]++
+	e.importBytes += int64(ImportLineBytes(attrs))
 
 	es := e.entities[entity]
 	if es == nil {
@@ -159,19 +192,17 @@ func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValu
 	es.WriteUnits += int64(total)
 
 	for i, ix := range e.cfg.Indexes {
-		pk, ok := attrs[ix.PartitionKey]
+		entry, ok := load.IndexEntrySize(attrs, size, ix, e.cfg.PartitionKey, e.cfg.SortKey)
 		if !ok {
 			continue
 		}
-		if ix.SortKey != "" {
-			if _, ok := attrs[ix.SortKey]; !ok {
-				continue
-			}
-		}
 		acc := e.indexes[i]
 		acc.items++
-		acc.wcu += int64(wcu)
-		acc.keys.add(scalarText(pk))
+		acc.wcu += int64(load.WriteUnits(entry))
+		acc.bytes += int64(entry)
+		acc.allWCU += int64(wcu)
+		acc.allBytes += int64(size)
+		acc.keys.add(scalarText(attrs[ix.PartitionKey]))
 	}
 	for i, cs := range e.cfg.Copies {
 		if cs.Entity != entity {
@@ -214,7 +245,10 @@ type Estimate struct {
 	MaxItemEntity string
 
 	TableWriteUnits int64 // ceil(size/1 KB) per item
-	WriteUnits      int64 // table plus every GSI an item appears in
+	WriteUnits      int64 // table plus every index an item appears in
+	// StorageBytes is what the table and its indexes store: every item and
+	// every index entry, each with load.IndexOverheadBytes.
+	StorageBytes    int64
 	CostUSD         float64
 	Seconds         float64 // Items / WriteRate
 	PricePerMillion float64
@@ -226,6 +260,9 @@ type Estimate struct {
 	TopByItems []Partition
 	TopByBytes []Partition
 	Copies     []CopyCount // in Config.Copies order
+
+	// Import is the same load by Import from S3.
+	Import ImportEstimate
 }
 
 // EntityEstimate is one entity's share.
@@ -236,13 +273,19 @@ type EntityEstimate struct {
 	WriteUnits   int64
 }
 
-// IndexEstimate is one GSI's share: the items that carry its key
-// attributes, the write units they cost in it, and its distinct partition
-// keys (exact or HyperLogLog).
+// IndexEstimate is one index's share: the items that carry its key
+// attributes, the write units and storage their entries cost in it under
+// its projection, the same projecting ALL (the difference is what the
+// projection saves), and its distinct partition keys (exact or
+// HyperLogLog).
 type IndexEstimate struct {
 	Name                  string
+	Projection            string // ALL, KEYS_ONLY or INCLUDE
 	Items                 int64
 	WriteUnits            int64
+	StorageBytes          int64
+	AllWriteUnits         int64
+	AllStorageBytes       int64
 	DistinctPartitionKeys int64
 	Exact                 bool
 }
@@ -293,6 +336,7 @@ func (e *Estimator) Estimate() Estimate {
 		WriteRate:       e.cfg.WriteRate,
 		CostUSD:         float64(e.totalWCU) / 1e6 * e.cfg.PricePerMillionWCU,
 		Seconds:         float64(e.items) / e.cfg.WriteRate,
+		Import:          e.importEstimate(),
 	}
 	if e.items > 0 {
 		est.AvgItemBytes = float64(e.bytes) / float64(e.items)
@@ -313,10 +357,22 @@ func (e *Estimator) Estimate() Estimate {
 	for _, name := range e.order {
 		est.Entities = append(est.Entities, *e.entities[name])
 	}
+	est.StorageBytes = e.bytes + e.items*load.IndexOverheadBytes
 	for i, ix := range e.cfg.Indexes {
 		acc := e.indexes[i]
 		n, exact := acc.keys.count()
-		est.Indexes = append(est.Indexes, IndexEstimate{Name: ix.Name, Items: acc.items, WriteUnits: acc.wcu, DistinctPartitionKeys: n, Exact: exact})
+		proj := string(ix.Projection)
+		if proj == "" {
+			proj = "ALL"
+		}
+		ie := IndexEstimate{
+			Name: ix.Name, Projection: proj, Items: acc.items,
+			WriteUnits: acc.wcu, StorageBytes: acc.bytes + acc.items*load.IndexOverheadBytes,
+			AllWriteUnits: acc.allWCU, AllStorageBytes: acc.allBytes + acc.items*load.IndexOverheadBytes,
+			DistinctPartitionKeys: n, Exact: exact,
+		}
+		est.StorageBytes += ie.StorageBytes
+		est.Indexes = append(est.Indexes, ie)
 	}
 	est.TopByItems = e.top.byItems.sorted()
 	est.TopByBytes = e.top.byBytes.sorted()

@@ -50,7 +50,8 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("cost %v seconds %v", est.CostUSD, est.Seconds)
 	}
 	got := fmt.Sprint(est.Indexes)
-	if want := "[{GSI1 1 2 1 true} {GSI2 2 2 2 true}]"; got != want {
+	// GSI1: book B, 2015 bytes + 100 of overhead; GSI2: two 20-byte items.
+	if want := "[{GSI1 ALL 1 2 2115 2 2115 1 true} {GSI2 ALL 2 2 240 2 240 2 true}]"; got != want {
 		t.Errorf("indexes %s, want %s", got, want)
 	}
 	if got := fmt.Sprint(est.TopByItems); got != "[{C 3 60} {A 2 1113}]" {
@@ -108,15 +109,46 @@ func TestDistinct(t *testing.T) {
 	}
 }
 
+// Projections change what an index entry holds, so its write units and
+// storage; the estimate shows them beside what ALL would cost.
+func TestEstimateProjections(t *testing.T) {
+	t.Parallel()
+	e := New(Config{
+		PartitionKey: "PK", SortKey: "SK",
+		Indexes: []load.Index{
+			{Name: "all", PartitionKey: "G"},
+			{Name: "keys", PartitionKey: "G", Projection: types.ProjectionTypeKeysOnly},
+			{Name: "include", PartitionKey: "G", Projection: types.ProjectionTypeInclude, NonKeyAttributes: []string{"v"}},
+		},
+	})
+	// PK(2+1) SK(2+1) G(1+1) v(1+10) big(3+3000) = 3022 bytes
+	attrs := map[string]types.AttributeValue{"PK": S("a"), "SK": S("b"), "G": S("g"), "v": S(strings.Repeat("v", 10)), "big": S(strings.Repeat("z", 3000))}
+	e.Add("E", "a", attrs)
+	est := e.Estimate()
+	got := fmt.Sprint(est.Indexes)
+	// keys: 3+3+2 = 8 bytes; include: 8 + 11 = 19
+	if want := "[{all ALL 1 3 3122 3 3122 1 true} {keys KEYS_ONLY 1 1 108 3 3122 1 true} {include INCLUDE 1 1 119 3 3122 1 true}]"; got != want {
+		t.Errorf("indexes %s\nwant %s", got, want)
+	}
+	if est.WriteUnits != 3+3+1+1 {
+		t.Errorf("write units %d, want 8", est.WriteUnits)
+	}
+	if est.StorageBytes != 3122+3122+108+119 {
+		t.Errorf("storage %d, want %d", est.StorageBytes, 3122+3122+108+119)
+	}
+}
+
 func TestCopySets(t *testing.T) {
 	t.Parallel()
 	m := &mapping.Mapping{Entities: []*mapping.Entity{
 		{Name: "Book", Copies: []*mapping.Copy{{From: "authors", Attributes: []*mapping.Attribute{{Name: "authorName"}, {Name: "authorBorn"}}}}},
 		{Name: "OrderLine", Copies: []*mapping.Copy{{From: "books", Attributes: []*mapping.Attribute{{Name: "title"}},
 			Copies: []*mapping.Copy{{From: "authors", Attributes: []*mapping.Attribute{{Name: "authorName"}}}}}}},
+		{Name: "Txn", Copies: []*mapping.Copy{{From: "customers", Into: "customer", Attributes: []*mapping.Attribute{{Name: "name"}},
+			Copies: []*mapping.Copy{{From: "reps", Into: "rep", Attributes: []*mapping.Attribute{{Name: "name"}}}}}}},
 	}}
 	got := fmt.Sprint(CopySets(m))
-	want := "[{Book authors [authorName authorBorn]} {OrderLine books [title]} {OrderLine books > authors [authorName]}]"
+	want := "[{Book authors [authorName authorBorn]} {OrderLine books [title]} {OrderLine books > authors [authorName]} {Txn customers [customer]} {Txn customers > reps [customer]}]"
 	if got != want {
 		t.Errorf("CopySets = %s\nwant %s", got, want)
 	}

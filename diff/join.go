@@ -98,7 +98,7 @@ func (c *cursor) take(key []byte) ([]Record, error) {
 	for c.ok && bytes.Equal(c.key, key) {
 		r, err := DecodeRecord(c.val)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("key %s: %w", displayKey(key), err)
 		}
 		out = append(out, r)
 		c.ok = false
@@ -107,4 +107,13 @@ func (c *cursor) take(key []byte) ([]Record, error) {
 		}
 	}
 	return out, nil
+}
+
+// displayKey prints an encoded key for a message.
+func displayKey(key []byte) string {
+	k, err := DecodeKey(key)
+	if err != nil {
+		return fmt.Sprintf("%q", key)
+	}
+	return k.String()
 }

@@ -108,24 +108,36 @@ func appendValue(dst []byte, av types.AttributeValue) []byte {
 
 var errCorrupt = errors.New("diff: corrupt record")
 
-// DecodeRecord reverses EncodeRecord.
+// DecodeRecord reverses EncodeRecord: it decodes whatever EncodeRecord
+// encoded, at any nesting depth. An error (a damaged spill file) names the
+// record's origin and entity when those could be read.
 func DecodeRecord(b []byte) (Record, error) {
 	d := decoder{b: b}
 	r := Record{Entity: d.string(), Origin: d.string()}
-	r.Attrs = d.mapValue(0)
+	if d.err != nil {
+		return r, d.err
+	}
+	r.Attrs = d.mapValue()
 	if d.err == nil && len(d.b) > 0 {
 		d.err = fmt.Errorf("%w: %d trailing bytes", errCorrupt, len(d.b))
 	}
-	return r, d.err
+	if d.err != nil {
+		origin := r.Origin
+		if origin == "" {
+			origin = "a target item"
+		}
+		return r, fmt.Errorf("record of %s (entity %q): %w", origin, r.Entity, d.err)
+	}
+	return r, nil
 }
 
+// decoder reads a record. Nesting needs no bound of its own: each level
+// takes at least two bytes of the record, so recursion is bounded by its
+// length, and EncodeRecord writes any depth it is given.
 type decoder struct {
 	b   []byte
 	err error
 }
-
-// maxDepth bounds nesting (DynamoDB allows 32 levels).
-const maxDepth = 64
 
 func (d *decoder) uvarint() int {
 	if d.err != nil {
@@ -168,7 +180,7 @@ func (d *decoder) strings() []string {
 	return out
 }
 
-func (d *decoder) mapValue(depth int) map[string]types.AttributeValue {
+func (d *decoder) mapValue() map[string]types.AttributeValue {
 	n := d.uvarint()
 	m := make(map[string]types.AttributeValue, n)
 	for range n {
@@ -176,16 +188,16 @@ func (d *decoder) mapValue(depth int) map[string]types.AttributeValue {
 			return nil
 		}
 		k := d.string()
-		m[k] = d.value(depth + 1)
+		m[k] = d.value()
 	}
 	return m
 }
 
-func (d *decoder) value(depth int) types.AttributeValue {
+func (d *decoder) value() types.AttributeValue {
 	if d.err != nil {
 		return nil
 	}
-	if depth > maxDepth || len(d.b) == 0 {
+	if len(d.b) == 0 {
 		d.err = errCorrupt
 		return nil
 	}
@@ -226,11 +238,11 @@ func (d *decoder) value(depth int) types.AttributeValue {
 			if d.err != nil {
 				return nil
 			}
-			l = append(l, d.value(depth+1))
+			l = append(l, d.value())
 		}
 		return &types.AttributeValueMemberL{Value: l}
 	case tagM:
-		return &types.AttributeValueMemberM{Value: d.mapValue(depth)}
+		return &types.AttributeValueMemberM{Value: d.mapValue()}
 	}
 	d.err = fmt.Errorf("%w: unknown tag %d", errCorrupt, tag)
 	return nil

@@ -158,9 +158,13 @@ func openTable(ctx context.Context, c *CompareConfig) (*table, error) {
 	return t, nil
 }
 
-// openBoth opens the source snapshot and describes the table: the start of
-// every verb that compares them. Close the source when done.
-func openBoth(ctx context.Context, c *CompareConfig) (*source, *table, error) {
+// openBoth validates the configuration, opens the source snapshot and
+// describes the table: the start of every verb that compares them. Close
+// the source when done.
+func openBoth(ctx context.Context, valid error, c *CompareConfig) (*source, *table, error) {
+	if valid != nil {
+		return nil, nil, valid
+	}
 	src, err := openSource(ctx, c.Mapping, c.Postgres)
 	if err != nil {
 		return nil, nil, err

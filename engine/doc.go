@@ -1,6 +1,6 @@
 // Package engine runs migrations: it owns each verb of the tool (Run, Plan,
-// Verify, Prune) as a function that takes a Config and a context and returns
-// a result value. The command line (cmd/migrate) is one caller; a deploy job,
+// Verify, Prune, Sync) as a function that takes a Config and a context and
+// returns a result value. The command line (cmd/migrate) is one caller; a deploy job,
 // a Lambda or a service's integration test can be another.
 //
 // A run is a pipeline of the project's packages:
@@ -10,6 +10,10 @@
 //	 validate)   snapshot,   pure)          watermark,   it stored)
 //	             streaming)                 checkpoints,
 //	                                        rejects)
+//
+// Sync runs the same pipeline once (the initial load, in a replication
+// slot's snapshot), then applies the slot's change stream (replicate) to
+// the items each change reaches (affect), re-rendered with the same plan.
 //
 // Plan, Verify and Prune run the same source side, then compare the
 // expected items with the table (tableread, extsort, diff) instead of
@@ -22,7 +26,10 @@
 //	transform          pure: mapping, extract's value types
 //	extract            PostgreSQL (pgx), mapping
 //	load               the AWS SDK only
+//	replicate          PostgreSQL logical replication (pgx, pglogrepl)
+//	affect             extract, transform, replicate: reads, never writes
 //	engine             all of the above, tableread, diff, capacity, report
+//	export             engine, load, diff: files for Import from S3, a Target and an ExportSource
 //	cmd/migrate        engine and the packages it renders; nothing imports it
 //
 // Progress leaves the engine through an Observer, never through a terminal;

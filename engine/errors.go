@@ -24,6 +24,10 @@ var (
 	// ErrTooManyRejects is wrapped by a Run that completed with more
 	// rejects than RunConfig.MaxRejects allows.
 	ErrTooManyRejects = errors.New("engine: more rejects than allowed")
+	// ErrBadRow is wrapped when a run with OnErrorFail stopped at a row
+	// that cannot be written (the rows before it are written and
+	// checkpointed); OnErrorReject would have rejected it and gone on.
+	ErrBadRow = errors.New("engine: bad row")
 	// ErrTable is wrapped when the target table cannot serve the mapping
 	// (missing, or its keys differ).
 	ErrTable = errors.New("engine: the target table does not fit the mapping")
@@ -37,6 +41,17 @@ type kindError struct {
 
 func (e *kindError) Error() string   { return e.err.Error() }
 func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// badRow is a bad-row failure whose message describes the row and whose
+// chain holds ErrBadRow and the row's own error (a *load.ItemError or a
+// *transform.RowError), so that callers can tell, e.g., a duplicate key.
+type badRow struct {
+	msg   string
+	cause error
+}
+
+func (e *badRow) Error() string   { return e.msg }
+func (e *badRow) Unwrap() []error { return []error{ErrBadRow, e.cause} }
 
 // kinded marks err as being of kind.
 func kinded(kind, err error) error {

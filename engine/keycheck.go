@@ -31,14 +31,17 @@ type keyCheck struct {
 // keyCheckMemory is the sorter's buffer.
 const keyCheckMemory = 16 << 20
 
-// newKeyCheck returns the check for the entities the proof leaves out, or
-// nil when every entity's keys are proven unique.
-func newKeyCheck(m *mapping.Mapping, proof mapping.KeyProof, dir string) (*keyCheck, error) {
+// newKeyCheck returns the check for the entities the proof leaves out and
+// for the others listed in more, or nil when there are none.
+func newKeyCheck(m *mapping.Mapping, proof mapping.KeyProof, more []string, dir string) (*keyCheck, error) {
 	k := &keyCheck{pk: m.PartitionKey, sk: m.SortKey, check: map[string]bool{}}
 	for _, e := range proof.Entities {
 		if !e.Unique {
 			k.check[e.Entity] = true
 		}
+	}
+	for _, e := range more {
+		k.check[e] = true
 	}
 	if len(k.check) == 0 {
 		return nil, nil
@@ -122,9 +125,14 @@ func (k *keyCheck) close() {
 }
 
 // duplicatesError describes duplicates found after writing.
-func duplicatesError(dups []duplicate, n int64) error {
+// target is the kind of target written (TargetInfo.Kind).
+func duplicatesError(dups []duplicate, n int64, target string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "duplicate keys: %s of this run had the key of an earlier item, which it replaced in the table", plural(n, "item"))
+	fate := "which it replaced in the table"
+	if target != "" && target != "dynamodb" {
+		fate = "and both are in the " + target
+	}
+	fmt.Fprintf(&b, "duplicate keys: %s of this run had the key of an earlier item, %s", plural(n, "item"), fate)
 	for _, d := range dups {
 		fmt.Fprintf(&b, "\n  %s: %s, then %s", d.key, d.first, d.second)
 	}
@@ -143,7 +151,7 @@ func (r *runner) checkKeys() error {
 	if err != nil || n == 0 {
 		return err
 	}
-	derr := duplicatesError(dups, n)
+	derr := duplicatesError(dups, n, r.targetKind)
 	if r.cfg.Writer.OnDuplicate == load.OnDuplicateSkip {
 		r.log.Warn("duplicate keys found after writing; each key holds the item written last", "err", derr)
 		return nil

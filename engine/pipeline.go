@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,8 @@ type runner struct {
 	wm     *watermark
 	keys   *keyCheck // nil when every entity's keys are proven unique
 	reject bool
+	// targetKind is the target's TargetInfo.Kind, for messages.
+	targetKind string
 	// stopReading ends the read side of the pipeline (fail mode: on the
 	// first refused item).
 	stopReading func(error)
@@ -30,6 +33,14 @@ type runner struct {
 	// before the refused one, which never settles. Write reports the item
 	// error when it returns.
 	failStop func(*load.ItemError)
+	// read, when set, replaces reading the database in turn: it sends the
+	// items of another source (an export's files, see runExport), or reads
+	// with parallel readers (readParallel).
+	read func(ctx context.Context, out chan<- load.Item) error
+	// units are what parallel readers read, by watermark name and in
+	// order (readers.go).
+	units     map[string]*unit
+	unitOrder []*unit
 	// stats by entity, in read order, and the entities of each source table.
 	stats    map[string]*entityStats
 	order    []*entityStats
@@ -65,6 +76,10 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 	var producer sync.WaitGroup
 	producer.Go(func() {
 		defer close(items)
+		if r.read != nil {
+			produceErr = r.read(readCtx, items)
+			return
+		}
 		produceErr = r.produce(readCtx, toRead, after, items)
 	})
 	var saveErr error
@@ -105,8 +120,6 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 	return ls, r.outcome(ctx, produceErr, writeFatal, saveErr)
 }
 
-const rejectHint = " (rerun with --on-error reject to write bad rows to a reject file and go on)"
-
 // outcome picks the error a run ends with, if any: a bad row in fail mode,
 // a write that could not be done, a read or checkpoint failure. Errors that
 // only follow from the interruption (reading canceled) are not failures.
@@ -120,15 +133,15 @@ func (r *runner) outcome(ctx context.Context, produceErr, writeFatal, saveErr er
 			if len(items) > 1 {
 				more = fmt.Sprintf(" (and %s)", plural(int64(len(items)-1), "more bad row"))
 			}
-			return fmt.Errorf("bad row: %s%s%s", describeItemError(items[0]), more, rejectHint)
+			return &badRow{msg: fmt.Sprintf("bad row: %s%s", describeItemError(items[0]), more), cause: items[0]}
 		}
 		return writeFatal
 	case saveErr != nil:
 		return saveErr
 	case errors.As(produceErr, &re):
-		return fmt.Errorf("bad row: %w%s", re, rejectHint)
+		return &badRow{msg: "bad row: " + re.Error(), cause: re}
 	case errors.As(produceErr, &ie):
-		return fmt.Errorf("bad row: %s%s", describeItemError(ie), rejectHint)
+		return &badRow{msg: "bad row: " + describeItemError(ie), cause: ie}
 	case produceErr != nil && ctx.Err() != nil:
 		return nil // reading stopped on the signal
 	}
@@ -142,6 +155,9 @@ type readRow struct {
 	src   *transform.Source
 	row   extract.Row
 	lines []RejectLine // transform rejects
+	// unit is the watermark's name for the part of the source the row was
+	// read in, when the table is split (parallel readers); else "".
+	unit string
 }
 
 func (rr *readRow) SourceKey() string { return rr.src.SourceKey(rr.row) }
@@ -152,28 +168,18 @@ func (rr *readRow) SourceKey() string { return rr.src.SourceKey(rr.row) }
 // is not held open while the last items are written.
 func (r *runner) produce(ctx context.Context, sources []*transform.Source, after map[string][]any, out chan<- load.Item) error {
 	var current *transform.Source
-	var stats []*entityStats
 	var all []string // the entities of current, in order: the items of a row without row errors
 	err := r.src.walkSources(ctx, sources, after, (*transform.Source).Build, func(s *transform.Source, row extract.Row, items []transform.Item, rowErrs []*transform.RowError) error {
 		if s != current {
-			current, stats, all = s, r.bySource[s.Name], nil
-			for _, es := range stats {
+			current, all = s, nil
+			for _, es := range r.bySource[s.Name] {
 				es.touch(&es.started)
 				all = append(all, es.name)
 			}
 		}
-		for _, es := range stats {
-			es.rows.Add(1)
-		}
-		rr := &readRow{src: s, row: row}
-		if len(rowErrs) > 0 {
-			if !r.reject {
-				return rowErrs[0] // the checkpoint stays before this row
-			}
-			rr.lines = rowRejects(s, row, rowErrs)
-			for _, re := range rowErrs {
-				r.rejected(re.Entity, re)
-			}
+		rr, err := r.readRow(s, row, rowErrs)
+		if err != nil {
+			return err
 		}
 		return r.send(ctx, rr, items, all, out)
 	})
@@ -183,6 +189,25 @@ func (r *runner) produce(ctx context.Context, sources []*transform.Source, after
 		r.log.Debug("every source row is read; the snapshot is released")
 	}
 	return err
+}
+
+// readRow counts a row read and prepares its reject lines. In fail mode a
+// row error is returned instead: the checkpoint stays before this row.
+func (r *runner) readRow(s *transform.Source, row extract.Row, rowErrs []*transform.RowError) (*readRow, error) {
+	for _, es := range r.bySource[s.Name] {
+		es.rows.Add(1)
+	}
+	rr := &readRow{src: s, row: row}
+	if len(rowErrs) > 0 {
+		if !r.reject {
+			return nil, rowErrs[0]
+		}
+		rr.lines = rowRejects(s, row, rowErrs)
+		for _, re := range rowErrs {
+			r.rejected(re.Entity, re)
+		}
+	}
+	return rr, nil
 }
 
 // send registers a row with the watermark and sends its items. Each item
@@ -208,7 +233,7 @@ func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, 
 	if r.reject {
 		keep = &rr.row
 	}
-	rm, err := r.wm.add(ctx, rr.src.Name, rr.src.Position(rr.row), keep, entities, rr.lines)
+	rm, err := r.wm.add(ctx, cmp.Or(rr.unit, rr.src.Name), rr.src.Position(rr.row), keep, entities, rr.lines)
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/capacity"
@@ -24,6 +27,13 @@ type PlanConfig struct {
 	// WriteRate is the items per second assumed for the duration estimate.
 	// Default capacity.DefaultWriteRate.
 	WriteRate float64
+	// PricePerGBImport, ImportGBPerHour and ImportOverhead price and time
+	// the import path (Import from S3) the plan compares with writes.
+	// Defaults capacity.DefaultPricePerGBImport, DefaultImportGBPerHour and
+	// DefaultImportOverhead.
+	PricePerGBImport float64
+	ImportGBPerHour  float64
+	ImportOverhead   time.Duration
 }
 
 // WithDefaults returns c with every unset field set to its default.
@@ -44,8 +54,11 @@ func (c PlanConfig) Validate() error {
 	if err := c.CompareConfig.validate("plan"); err != nil {
 		return err
 	}
-	if c.PricePerMillionWCU < 0 {
-		return configErrorf("plan: PricePerMillionWCU must not be negative")
+	if c.PricePerMillionWCU < 0 || c.PricePerGBImport < 0 {
+		return configErrorf("plan: prices must not be negative")
+	}
+	if c.ImportGBPerHour < 0 || c.ImportOverhead < 0 {
+		return configErrorf("plan: ImportGBPerHour and ImportOverhead must not be negative")
 	}
 	if c.WriteRate <= 0 {
 		return configErrorf("plan: WriteRate must be positive")
@@ -64,10 +77,7 @@ func (c PlanConfig) Validate() error {
 func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	src, tgt, err := openBoth(ctx, &cfg.CompareConfig)
+	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -84,9 +94,14 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		},
 		est: capacity.New(capacity.Config{
 			Indexes:            src.indexes(),
+			PartitionKey:       m.PartitionKey,
+			SortKey:            m.SortKey,
 			PricePerMillionWCU: cfg.PricePerMillionWCU,
 			WriteRate:          cfg.WriteRate,
 			Copies:             capacity.CopySets(m),
+			PricePerGBImport:   cfg.PricePerGBImport,
+			ImportGBPerHour:    cfg.ImportGBPerHour,
+			ImportOverhead:     cfg.ImportOverhead,
 		}),
 		indexes:  src.indexes(),
 		entities: map[string]*report.EntityPlan{},
@@ -105,6 +120,11 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		expected: b.expected, rowError: b.problem, visit: b.visit}
 	if !tgt.exists {
 		c.mode = "none"
+		pkType, skType := keyTypesOf(m)
+		b.p.Table.Create = tableCreate(load.CreateTableInput(load.Config{
+			Table: tgt.name, PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: src.indexes(),
+			PartitionKeyType: pkType, SortKeyType: skType,
+		}))
 	}
 	cfg.Logger.Debug("plan: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode)
 	if err := c.run(ctx); err != nil {
@@ -273,6 +293,14 @@ func (b *planBuilder) finish(src *source) {
 	c.EstimatedCostUSD = est.CostUSD
 	c.WriteRate = est.WriteRate
 	c.EstimatedSeconds = est.Seconds
+	ip := est.Import
+	c.Import = report.ImportPath{UncompressedBytes: ip.UncompressedBytes, PricePerGB: ip.PricePerGB, EstimatedCostUSD: ip.CostUSD,
+		GBPerHour: ip.GBPerHour, OverheadSeconds: ip.Overhead.Seconds(), EstimatedSeconds: ip.Seconds}
+	c.Cheaper = est.Cheaper()
+	if _, err := load.TableCreationParameters(TableConfig(src.m, "")); err != nil {
+		c.Import.Unsupported = strings.TrimPrefix(err.Error(), "load: ")
+		c.Cheaper = "write"
+	}
 	for _, bin := range est.Histogram {
 		c.SizeHistogram = append(c.SizeHistogram, report.SizeBin{MinBytes: bin.Min, MaxBytes: bin.Max, Items: bin.Items})
 	}
@@ -287,7 +315,8 @@ func (b *planBuilder) finish(src *source) {
 		if !ix.Exact {
 			method = "hyperloglog"
 		}
-		c.Indexes = append(c.Indexes, report.IndexKeys{Index: ix.Name, Items: ix.Items, WriteUnits: ix.WriteUnits, DistinctPartitionKeys: ix.DistinctPartitionKeys, Method: method})
+		c.Indexes = append(c.Indexes, report.IndexKeys{Index: ix.Name, Items: ix.Items, WriteUnits: ix.WriteUnits, DistinctPartitionKeys: ix.DistinctPartitionKeys, Method: method,
+			Projection: ix.Projection, StorageBytes: ix.StorageBytes, AllWriteUnits: ix.AllWriteUnits, AllStorageBytes: ix.AllStorageBytes})
 	}
 	for _, sr := range src.shards {
 		in := sr.Inputs
@@ -297,4 +326,40 @@ func (b *planBuilder) finish(src *source) {
 	for _, cp := range est.Copies {
 		c.Copies = append(c.Copies, report.CopyCost{Entity: cp.Entity, From: cp.From, Attributes: cp.Attributes, Items: cp.Items})
 	}
+}
+
+// tableCreate describes a CreateTable request for the plan.
+func tableCreate(in *dynamodb.CreateTableInput) *report.TableCreate {
+	attrTypes := map[string]string{}
+	for _, d := range in.AttributeDefinitions {
+		attrTypes[aws.ToString(d.AttributeName)] = string(d.AttributeType)
+	}
+	keys := func(ks []types.KeySchemaElement) []report.KeyAttribute {
+		var out []report.KeyAttribute
+		for _, k := range ks {
+			role := "partition"
+			if k.KeyType == types.KeyTypeRange {
+				role = "sort"
+			}
+			name := aws.ToString(k.AttributeName)
+			out = append(out, report.KeyAttribute{Name: name, Type: attrTypes[name], Role: role})
+		}
+		return out
+	}
+	tc := &report.TableCreate{Keys: keys(in.KeySchema), Billing: string(in.BillingMode), Indexes: []report.IndexCreate{}}
+	proj := func(p *types.Projection) (string, []string) {
+		if p == nil {
+			return string(types.ProjectionTypeAll), nil
+		}
+		return string(p.ProjectionType), p.NonKeyAttributes
+	}
+	for _, ix := range in.GlobalSecondaryIndexes {
+		pt, nk := proj(ix.Projection)
+		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "global", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
+	}
+	for _, ix := range in.LocalSecondaryIndexes {
+		pt, nk := proj(ix.Projection)
+		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "local", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
+	}
+	return tc
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,24 +43,24 @@ func (c PruneConfig) Validate() error {
 
 // PruneResult is what Prune found, and deleted.
 type PruneResult struct {
-	Table  string
-	Exists bool // false: the table does not exist, nothing to prune
+	Table  string `json:"table"`
+	Exists bool   `json:"exists"` // false: the table does not exist, nothing to prune
 	// Deleted says the stale items were deleted (PruneConfig.Delete), not
 	// only listed.
-	Deleted bool
+	Deleted bool `json:"deleted"`
 	// Entities counts the stale items per entity, sorted by entity; with
 	// Deleted, the items DynamoDB acknowledged as deleted.
-	Entities []EntityCount
+	Entities []EntityCount `json:"entities"`
 	// Total is the number of stale items found.
-	Total int64
+	Total int64 `json:"total"`
 	// Listed are the first MaxDetails stale items.
-	Listed []report.ItemRef
+	Listed []report.ItemRef `json:"listed"`
 }
 
 // EntityCount is a count of items of one entity.
 type EntityCount struct {
-	Entity string
-	Items  int64
+	Entity string `json:"entity"`
+	Items  int64  `json:"items"`
 }
 
 // Prune compares the source with the table, like Plan, and deletes the
@@ -71,15 +72,12 @@ type EntityCount struct {
 // unreadable.
 func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	src, tgt, err := openBoth(ctx, &cfg.CompareConfig)
+	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
 	if err != nil {
 		return nil, err
 	}
 	defer src.close(ctx)
-	res := &PruneResult{Table: tgt.name, Exists: tgt.exists, Deleted: cfg.Delete}
+	res := &PruneResult{Table: tgt.name, Exists: tgt.exists, Deleted: cfg.Delete, Entities: []EntityCount{}, Listed: []report.ItemRef{}}
 	if !tgt.exists {
 		return res, nil
 	}
@@ -156,14 +154,6 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 		}
 		res.Entities = append(res.Entities, EntityCount{Entity: e, Items: n})
 	}
-	slices.SortFunc(res.Entities, func(a, b EntityCount) int {
-		if a.Entity < b.Entity {
-			return -1
-		}
-		if a.Entity > b.Entity {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(res.Entities, func(a, b EntityCount) int { return cmp.Compare(a.Entity, b.Entity) })
 	return res, nil
 }

@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -10,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/tableread"
 )
 
@@ -35,6 +41,10 @@ type QueryInput struct {
 	Table string
 	Index string // a global or local secondary index; "" for the table
 	PK    string // partition key value
+	// PKs, when set instead of PK, are several partitions (the shards of a
+	// sharded index key, see ShardKeys) queried each and merged by sort
+	// key, Limit applying to the merged items.
+	PKs []string
 	// At most one sort-key condition: SKPrefix (begins_with), or
 	// SKFrom..SKTo (between, inclusive), or SKEquals.
 	SKPrefix, SKFrom, SKTo, SKEquals string
@@ -47,14 +57,10 @@ type QueryInput struct {
 // Query reads the items of one partition, page after page, in sort-key
 // order. Decode them into your own types with UnmarshalItems.
 func Query(ctx context.Context, client Querier, q QueryInput) ([]map[string]types.AttributeValue, error) {
-	desc, err := tableread.Describe(ctx, client, q.Table)
-	if err != nil {
-		return nil, err
+	if len(q.PKs) > 0 {
+		return queryMerged(ctx, client, q)
 	}
-	if desc == nil {
-		return nil, fmt.Errorf("query: table %s does not exist", q.Table)
-	}
-	pkName, skName, err := keyNamesOf(desc, q.Index)
+	pkName, skName, err := describeKeys(ctx, client, q.Table, q.Index)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +140,19 @@ func skCondition(q QueryInput, skName string) (expression.KeyConditionBuilder, b
 	return sk.Between(expression.Value(q.SKFrom), expression.Value(q.SKTo)), true, nil
 }
 
+// describeKeys returns the key attribute names of a table or one of its
+// indexes, from DescribeTable.
+func describeKeys(ctx context.Context, client tableread.Describer, table, index string) (pk, sk string, err error) {
+	desc, err := tableread.Describe(ctx, client, table)
+	if err != nil {
+		return "", "", err
+	}
+	if desc == nil {
+		return "", "", fmt.Errorf("query: table %s does not exist", table)
+	}
+	return keyNamesOf(desc, index)
+}
+
 // keyNamesOf returns the key attribute names of the table or one of its
 // indexes; an unknown index is an error listing those that exist.
 func keyNamesOf(desc *types.TableDescription, index string) (pk, sk string, err error) {
@@ -174,4 +193,129 @@ func toList(items []map[string]types.AttributeValue) []types.AttributeValue {
 		out[i] = &types.AttributeValueMemberM{Value: it}
 	}
 	return out
+}
+
+// queryMerged queries every partition of q.PKs and merges the items by sort
+// key (in q.Desc order), then applies q.Limit.
+func queryMerged(ctx context.Context, client Querier, q QueryInput) ([]map[string]types.AttributeValue, error) {
+	_, skName, err := describeKeys(ctx, client, q.Table, q.Index)
+	if err != nil {
+		return nil, err
+	}
+	var all []map[string]types.AttributeValue
+	for _, pk := range q.PKs {
+		one := q
+		one.PK, one.PKs = pk, nil
+		items, err := Query(ctx, client, one)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+	}
+	// Each partition came sorted; a stable sort of the concatenation is
+	// the merge, with the partitions' own order kept among equal keys.
+	slices.SortStableFunc(all, func(a, b map[string]types.AttributeValue) int {
+		c := compareKeyValues(a[skName], b[skName])
+		if q.Desc {
+			return -c
+		}
+		return c
+	})
+	if q.Limit > 0 && int32(len(all)) > q.Limit {
+		all = all[:q.Limit]
+	}
+	return all, nil
+}
+
+// compareKeyValues orders two key values as DynamoDB orders a sort key:
+// strings and binary by bytes, numbers by value.
+func compareKeyValues(a, b types.AttributeValue) int {
+	switch x := a.(type) {
+	case *types.AttributeValueMemberS:
+		if y, ok := b.(*types.AttributeValueMemberS); ok {
+			return strings.Compare(x.Value, y.Value)
+		}
+	case *types.AttributeValueMemberB:
+		if y, ok := b.(*types.AttributeValueMemberB); ok {
+			return bytes.Compare(x.Value, y.Value)
+		}
+	case *types.AttributeValueMemberN:
+		if y, ok := b.(*types.AttributeValueMemberN); ok {
+			xf, _, errX := big.ParseFloat(x.Value, 10, 256, big.ToNearestEven)
+			yf, _, errY := big.ParseFloat(y.Value, 10, 256, big.ToNearestEven)
+			if errX == nil && errY == nil {
+				return xf.Cmp(yf)
+			}
+		}
+	}
+	return 0
+}
+
+// ShardKeys expands the partition key value pk of a sharded index into
+// the key of every shard, by the template that shards it: with
+// "STATUS#{status}#{shard}" and 3 shards, "STATUS#OPEN" becomes
+// "STATUS#OPEN#0", "STATUS#OPEN#1" and "STATUS#OPEN#2". The shard
+// placeholder must be last, or come after literal text only; elsewhere
+// there is no telling where it goes in pk.
+func ShardKeys(tpl *mapping.Template, pk string, shards int) ([]string, error) {
+	at := -1
+	for i, p := range tpl.Parts {
+		if p.Column == mapping.ShardPlaceholder {
+			at = i
+		}
+	}
+	if at < 0 {
+		return []string{pk}, nil
+	}
+	if shards < 1 {
+		return nil, fmt.Errorf("query: the shard count of %q is not known", tpl.Raw)
+	}
+	var prefix string // literal text before the shard, when only literals come before it
+	literalsBefore := true
+	for _, p := range tpl.Parts[:at] {
+		if p.Column != "" {
+			literalsBefore = false
+			break
+		}
+		prefix += p.Literal
+	}
+	var sep string // the literal right after the shard, if any
+	if at+1 < len(tpl.Parts) && tpl.Parts[at+1].Column == "" {
+		sep = tpl.Parts[at+1].Literal
+	}
+	var before string // the literal right before the shard, if any
+	if at > 0 && tpl.Parts[at-1].Column == "" {
+		before = tpl.Parts[at-1].Literal
+	}
+	out := make([]string, shards)
+	switch {
+	case at == len(tpl.Parts)-1:
+		base := pk
+		if !strings.HasSuffix(base, before) {
+			base += before
+		}
+		for i := range out {
+			out[i] = base + strconv.Itoa(i)
+		}
+	case literalsBefore && strings.HasPrefix(pk, prefix):
+		// pk left out the shard and the separator next to it: the text
+		// after the prefix continues the literal that follows the shard.
+		rest := pk[len(prefix):]
+		if strings.HasPrefix(rest, sep) {
+			rest = rest[len(sep):]
+		} else {
+			for k := 1; k <= len(sep); k++ {
+				if strings.HasPrefix(rest, sep[k:]) {
+					rest = rest[len(sep)-k:]
+					break
+				}
+			}
+		}
+		for i := range out {
+			out[i] = prefix + strconv.Itoa(i) + sep + rest
+		}
+	default:
+		return nil, kinded(ErrConfig, fmt.Errorf("query: cannot tell where the shard goes in %q for the template %q: give one shard's full key without --mapping", pk, tpl.Raw))
+	}
+	return out, nil
 }

@@ -3,10 +3,13 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
@@ -36,7 +39,6 @@ type RunConfig struct {
 	Mapping *mapping.Mapping
 	// Postgres is the source database URL. It is never logged or stored.
 	Postgres string
-
 	// DynamoDB is the client of the target table; *dynamodb.Client fits.
 	DynamoDB DynamoDB
 	// Table is the target table. Default: the mapping's table.
@@ -51,6 +53,29 @@ type RunConfig struct {
 	// Target replaces the DynamoDB table as the place items go (DynamoDB,
 	// Table, CreateTable and Writer are then unused).
 	Target Target
+	// Readers is the number of connections reading the source at once,
+	// all in one snapshot (exported by the first, joined by the others, as
+	// pg_dump -j does): tables are read concurrently, and a table of more
+	// than RangeRows rows (by the planner's estimate, so analyzed tables
+	// only) is split into key ranges read concurrently too, each with its
+	// own checkpoint. The items are the same whatever the number. Default
+	// 1: one connection reads the tables in turn.
+	Readers int
+	// RangeRows is the table size in rows above which parallel readers
+	// split a table, and about the size of each range (at most 4 ×
+	// Readers ranges per table). Default DefaultRangeRows.
+	RangeRows int64
+	// Snapshot, when set, is an exported snapshot (pg_export_snapshot(),
+	// or a replication slot's) that the run reads in instead of taking
+	// its own. The transaction or slot that exported it must stay open
+	// until every row is read.
+	Snapshot string
+
+	// Export, when set, is read instead of the database (Postgres is then
+	// unused): the items of an export (package export) are loaded with the
+	// same checks, checkpoints (per file and line), rejects and resume.
+	// The mapping must be the one the export was made with.
+	Export ExportSource
 
 	// OnError is OnErrorFail (default) or OnErrorReject.
 	OnError string
@@ -99,6 +124,8 @@ func (c RunConfig) WithDefaults() RunConfig {
 		c.Table = cmp.Or(c.Table, c.Mapping.Table)
 	}
 	c.OnError = cmp.Or(c.OnError, OnErrorFail)
+	c.Readers = cmp.Or(c.Readers, 1)
+	c.RangeRows = cmp.Or(c.RangeRows, DefaultRangeRows)
 	if c.OnError == OnErrorReject {
 		c.RejectFile = cmp.Or(c.RejectFile, c.Table+".rejects.jsonl")
 	}
@@ -124,7 +151,7 @@ func (c RunConfig) Validate() error {
 	if c.Mapping == nil {
 		bad("run: a mapping is required")
 	}
-	if c.Postgres == "" {
+	if c.Postgres == "" && c.Export == nil {
 		bad("run: a source database URL is required")
 	}
 	if c.Target == nil && c.DynamoDB == nil {
@@ -144,6 +171,9 @@ func (c RunConfig) Validate() error {
 	if c.MaxPendingRows < 1 {
 		bad("run: MaxPendingRows must be at least 1")
 	}
+	if c.Readers < 1 || c.RangeRows < 1 {
+		bad("run: Readers and RangeRows must be at least 1")
+	}
 	if c.Resume && c.Fresh {
 		bad("run: Resume and Fresh exclude each other")
 	}
@@ -161,6 +191,7 @@ func (c RunConfig) writerConfig() load.Config {
 	w.Table = c.Table
 	if c.Mapping != nil {
 		w.PartitionKey, w.SortKey = c.Mapping.PartitionKey, c.Mapping.SortKey
+		w.PartitionKeyType, w.SortKeyType = keyTypesOf(c.Mapping)
 		w.Indexes = indexesOf(c.Mapping)
 	}
 	w.Logger = c.Logger
@@ -210,6 +241,21 @@ type RunResult struct {
 	// AllRuns counts the rows done, items written and rejects recorded
 	// over this run and the runs it resumed, as the state file has them.
 	AllRuns AllRuns `json:"allRuns"`
+	// SourceChanges lists the tables a resumed run found finished whose
+	// rows changed since (count or last key): they are not read again, so
+	// the table may differ from the source until verify and a fresh run
+	// or prune.
+	SourceChanges []SourceChange `json:"sourceChanges,omitempty"`
+}
+
+// SourceChange is a finished source table that changed since the run that
+// finished it.
+type SourceChange struct {
+	Source      string `json:"source"`
+	RowsThen    int64  `json:"rowsThen"`
+	RowsNow     int64  `json:"rowsNow"`
+	LastKeyThen string `json:"lastKeyThen"`
+	LastKeyNow  string `json:"lastKeyNow"`
 }
 
 // EntityResult is one entity's line of the summary.
@@ -283,6 +329,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Export != nil {
+		return runExport(ctx, cfg, start)
+	}
 	m, log := cfg.Mapping, cfg.Logger
 	reject := cfg.OnError == OnErrorReject
 
@@ -293,7 +342,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	// Check everything that can refuse the run before reading a row: the
 	// mapping against the catalog, then the target.
-	src, err := openSource(ctx, m, cfg.Postgres)
+	src, err := openSourceAt(ctx, m, cfg.Postgres, cfg.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +352,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		wc := cfg.writerConfig()
 		wc.UniqueEntities = src.keys.UniqueEntities()
 		target = &tableTarget{client: cfg.DynamoDB, cfg: wc, create: cfg.CreateTable}
+	}
+	// A Starter's group of acknowledgements and a checkpoint exclude each
+	// other (TargetStart.Atomically).
+	var commits sync.Mutex
+	if err := startTarget(ctx, target, src, prev, cfg.Fresh, &commits); err != nil {
+		return nil, err
 	}
 	info, err := target.Open(ctx)
 	if err != nil {
@@ -318,8 +373,14 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := src.computeShards(ctx, preset); err != nil {
 		return nil, err
 	}
+	var changed []SourceChange
+	if prev != nil {
+		if changed, err = src.changedSince(ctx, prev); err != nil {
+			return nil, err
+		}
+	}
 
-	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}}
+	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}, targetKind: info.Kind}
 	var estimates map[string]int64
 	if _, nop := cfg.Observer.(NopObserver); !nop {
 		if estimates, err = src.estimates(ctx); err != nil {
@@ -339,6 +400,13 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 	}
 
+	if r.parallel(prev) {
+		if names, err = r.planUnits(ctx, prev); err != nil {
+			return nil, err
+		}
+		r.read = r.readParallel
+	}
+
 	var rejects *rejectFile
 	if reject {
 		keep := int64(-1)
@@ -352,8 +420,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 		defer rejects.close()
 	}
-	r.wm = newWatermark(names, rejects, cfg.MaxPendingRows)
-	if r.keys, err = newKeyCheck(m, src.keys, cfg.TempDir); err != nil {
+	r.wm = newWatermark(names, rejects, pendingLimit(target, cfg.MaxPendingRows))
+	r.wm.unordered = r.read != nil
+	if r.keys, err = newKeyCheck(m, src.keys, nil, cfg.TempDir); err != nil {
 		return nil, err
 	}
 	defer r.keys.close()
@@ -376,11 +445,14 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		log.Info("resuming", "state", cfg.StateFile, "rows done", prev.Rows(), "sources done", len(src.plan.Sources)-len(toRead))
 	}
 	save := func(complete bool) (mark, error) {
+		commits.Lock()
 		mk := r.wm.snapshot()
+		commits.Unlock()
 		if mk.err != nil {
 			return mk, mk.err
 		}
 		state.Sources, state.RejectBytes = mk.sources, mk.rejectBytes
+		r.annotate(state.Sources)
 		state.Complete = complete && mk.complete
 		state.UpdatedAt = time.Now().UTC()
 		return mk, checkpoint.Save(cfg.StateFile, state)
@@ -394,7 +466,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	res := &RunResult{
 		Version: 1, Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table, Target: info,
 		StateFile: cfg.StateFile, RejectFile: cfg.RejectFile, Resumed: prev != nil, StartedAt: start.UTC(),
-		Shards: src.shards,
+		Shards: src.shards, SourceChanges: changed,
 	}
 	begin := RunStart{Table: cfg.Table, Target: info, StateFile: cfg.StateFile, Resumed: prev != nil, Shards: src.shards}
 	for _, es := range r.order {
@@ -413,41 +485,8 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err != nil {
 		failure = errors.Join(failure, fmt.Errorf("save checkpoint: %w", err))
 	}
-	complete := failure == nil && mk.complete
 	stopProgress()
-
-	res.fill(r.order, ls, time.Since(start))
-	for _, s := range mk.sources {
-		res.AllRuns.Rows += s.Rows
-		for _, c := range s.Entities {
-			res.AllRuns.Items += c.Items
-			res.AllRuns.Rejects += c.Rejects
-		}
-	}
-	var result error
-	switch {
-	case complete && duplicates != nil:
-		result = duplicates
-		res.Status = StatusFailed
-	case complete && reject && cfg.MaxRejects >= 0 && res.AllRuns.Rejects > int64(cfg.MaxRejects):
-		result = kinded(ErrTooManyRejects, fmt.Errorf("%s, more than --max-rejects %d allows; see %s", plural(res.AllRuns.Rejects, "reject"), cfg.MaxRejects, cfg.RejectFile))
-		res.Status = StatusComplete
-	case complete:
-		res.Status = StatusComplete
-	case failure == nil && ctx.Err() != nil:
-		result = kinded(ErrInterrupted, fmt.Errorf("run interrupted; progress is saved in %s. Resume with:\n  %s", cfg.StateFile, cfg.ResumeCommand))
-		res.Status = StatusInterrupted
-	default:
-		if failure == nil {
-			failure = errors.New("run ended before every row was written") // not expected: the walk ended without an error
-		}
-		result = fmt.Errorf("%w\nprogress up to the last acknowledged row is saved in %s; after fixing the cause, resume with:\n  %s", failure, cfg.StateFile, cfg.ResumeCommand)
-		res.Status = StatusFailed
-	}
-	if result != nil {
-		res.Error = result.Error()
-	}
-	return res, result
+	return r.result(ctx, res, ls, mk, failure, duplicates, start)
 }
 
 // reportProgress calls the observer every ProgressEvery until the returned
@@ -500,4 +539,49 @@ func (r *runner) resumeFrom(prev *checkpoint.State) ([]*transform.Source, map[st
 		}
 	}
 	return toRead, after
+}
+
+// changedSince compares the tables the state file records as done with the
+// source as it is now.
+func (s *source) changedSince(ctx context.Context, prev *checkpoint.State) ([]SourceChange, error) {
+	var out []SourceChange
+	for _, ps := range prev.Sources {
+		if !ps.Done {
+			continue
+		}
+		for _, src := range s.plan.Sources {
+			if src.Name != ps.Name {
+				continue
+			}
+			ext, err := s.snap.Extent(ctx, src.Query)
+			if err != nil {
+				return nil, err
+			}
+			then, now := keyText(ps.After), keyText(ext.Last)
+			if ext.Rows != ps.Rows || then != now {
+				out = append(out, SourceChange{Source: ps.Name, RowsThen: ps.Rows, RowsNow: ext.Rows, LastKeyThen: then, LastKeyNow: now})
+			}
+		}
+	}
+	return out, nil
+}
+
+// keyText renders a key position for people, and for comparison.
+func keyText(pos []any) string {
+	if len(pos) == 0 {
+		return "none"
+	}
+	data, err := json.Marshal(checkpoint.Position(pos))
+	if err != nil {
+		return fmt.Sprint(pos...)
+	}
+	var tagged []struct{ Value string }
+	if json.Unmarshal(data, &tagged) != nil {
+		return string(data)
+	}
+	parts := make([]string, len(tagged))
+	for i, t := range tagged {
+		parts[i] = t.Value
+	}
+	return strings.Join(parts, ", ")
 }

@@ -245,10 +245,25 @@ func TestRunFailsThenResumes(t *testing.T) {
 	if _, err := engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: newFakeTarget(), StateFile: state}); !errors.Is(err, engine.ErrState) {
 		t.Fatalf("run over an unfinished state file: %v, want ErrState", err)
 	}
+	// The source changes in between: a customer is added to a table the
+	// first run finished. The resumed run does not read it again, and says
+	// so.
+	conn, err := pgx.Connect(t.Context(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), "INSERT INTO customers VALUES (51, 'late customer', 0)"); err != nil {
+		t.Fatal(err)
+	}
 	resumed := newFakeTarget()
 	res, err = engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: resumed, StateFile: state, Resume: true})
 	if err != nil || !res.Resumed || res.Status != engine.StatusComplete {
 		t.Fatalf("resume: %v (result %+v)", err, res)
+	}
+	wantChange := []engine.SourceChange{{Source: "public.customers", RowsThen: 50, RowsNow: 51, LastKeyThen: "50", LastKeyNow: "51"}}
+	if !slices.Equal(res.SourceChanges, wantChange) {
+		t.Errorf("source changes %+v, want %+v", res.SourceChanges, wantChange)
 	}
 	// Everything arrived, over both runs; the resumed run skipped what the
 	// first one had acknowledged.
@@ -353,7 +368,7 @@ func TestRunFindsDuplicateKeysAfterWriting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proof, err := engine.ValidateKeys(t.Context(), m, pg)
+	proof, _, err := engine.ValidateKeys(t.Context(), m, pg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,5 +384,49 @@ func TestRunFindsDuplicateKeysAfterWriting(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %q:\n%v", want, err)
 		}
+	}
+}
+
+// holdingTarget takes every item before acknowledging any, and in between
+// asks PostgreSQL whether a transaction of the run is still open.
+type holdingTarget struct {
+	fakeTarget
+	pg             string
+	openTxnsBefore int
+}
+
+func (h *holdingTarget) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
+	var held []load.Item
+	for it := range items { // closed once the last row is read
+		held = append(held, it)
+	}
+	conn, err := pgx.Connect(ctx, h.pg)
+	if err != nil {
+		return load.Stats{}, err
+	}
+	defer conn.Close(context.Background())
+	err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`).Scan(&h.openTxnsBefore)
+	if err != nil {
+		return load.Stats{}, err
+	}
+	for _, it := range held {
+		it.Ack()
+	}
+	return load.Stats{}, nil
+}
+
+// The source snapshot is released as soon as the last row is read, not
+// when the last item is written: a slow target must not hold back VACUUM.
+func TestRunReleasesTheSnapshotOnceRead(t *testing.T) {
+	t.Parallel()
+	pg, m := shop(t, "")
+	h := &holdingTarget{fakeTarget: *newFakeTarget(), pg: pg}
+	res, err := engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: h, StateFile: filepath.Join(t.TempDir(), "s.json")})
+	if err != nil || res.AllRuns.Items != 250 {
+		t.Fatalf("Run: %v (%+v)", err, res)
+	}
+	if h.openTxnsBefore != 0 {
+		t.Errorf("%d transactions of the run were still open while its last items were written", h.openTxnsBefore)
 	}
 }

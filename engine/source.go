@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
@@ -27,27 +28,29 @@ func LoadMapping(path string) (*mapping.Mapping, error) {
 
 // Validate checks a mapping against the live catalog of the database at
 // pgURL, inside a read-only snapshot, reading nothing but the catalog. The
-// problems come back as mapping.Diagnostics.
-func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) error {
-	_, err := ValidateKeys(ctx, m, pgURL)
-	return err
+// problems come back as mapping.Diagnostics; so do the warnings of a valid
+// mapping (mapping.Warnings: a key template that reads a nullable column),
+// which are advice, never a failure.
+func Validate(ctx context.Context, m *mapping.Mapping, pgURL string) (warnings mapping.Diagnostics, err error) {
+	_, warnings, err = ValidateKeys(ctx, m, pgURL)
+	return warnings, err
 }
 
 // ValidateKeys is Validate that also says, for a valid mapping, which
 // entities' keys are proven unique (mapping.ProveUniqueKeys): a run keeps
 // no record of their keys; it checks the others' keys for duplicates,
 // on disk.
-func ValidateKeys(ctx context.Context, m *mapping.Mapping, pgURL string) (mapping.KeyProof, error) {
+func ValidateKeys(ctx context.Context, m *mapping.Mapping, pgURL string) (proof mapping.KeyProof, warnings mapping.Diagnostics, err error) {
 	conn, snap, err := openSnapshot(ctx, pgURL)
 	if err != nil {
-		return mapping.KeyProof{}, err
+		return mapping.KeyProof{}, nil, err
 	}
 	defer closeSnapshot(ctx, conn, snap)
 	cat, err := checkAgainst(ctx, snap, m)
 	if err != nil {
-		return mapping.KeyProof{}, err
+		return mapping.KeyProof{}, nil, err
 	}
-	return mapping.ProveUniqueKeys(m, cat), nil
+	return mapping.ProveUniqueKeys(m, cat), mapping.Warnings(m, cat), nil
 }
 
 // source is a validated mapping, compiled against the catalog, with the
@@ -58,6 +61,10 @@ type source struct {
 	plan *transform.Plan
 	snap *extract.Snapshot
 	conn *pgx.Conn
+	cat  *mapping.Catalog
+	// url and snapshotID are how more readers join the snapshot (see
+	// readers.go); snapshotID is empty unless the snapshot was given.
+	url, snapshotID string
 	// shards holds the computed "count: auto" shard counts and their inputs.
 	shards []ShardCount
 	// keys says which entities' keys are proven unique.
@@ -86,16 +93,23 @@ func (r ShardCount) String() string {
 // later (computeShards), once the target is known to fit. Close it with
 // close.
 func openSource(ctx context.Context, m *mapping.Mapping, pgURL string) (*source, error) {
-	conn, snap, err := openSnapshot(ctx, pgURL)
+	return openSourceAt(ctx, m, pgURL, "")
+}
+
+// openSourceAt is openSource inside an exported snapshot (see
+// extract.BeginAt); "" takes a new one.
+func openSourceAt(ctx context.Context, m *mapping.Mapping, pgURL, snapshotID string) (*source, error) {
+	conn, snap, err := openSnapshotAt(ctx, pgURL, snapshotID)
 	if err != nil {
 		return nil, err
 	}
-	src := &source{m: m, snap: snap, conn: conn}
+	src := &source{m: m, snap: snap, conn: conn, url: pgURL, snapshotID: snapshotID}
 	cat, err := checkAgainst(ctx, snap, m)
 	if err != nil {
 		src.close(ctx)
 		return nil, err
 	}
+	src.cat = cat
 	if src.plan, err = transform.Compile(m, cat); err != nil {
 		src.close(ctx)
 		return nil, err
@@ -114,15 +128,29 @@ func (s *source) close(ctx context.Context) {
 	s.conn, s.snap = nil, nil
 }
 
-// indexes are the mapping's GSIs in the loader's terms.
+// indexes are the mapping's secondary indexes in the loader's terms.
 func (s *source) indexes() []load.Index { return indexesOf(s.m) }
 
+// indexesOf gives the loader every index with its kind (global or local),
+// key types and projection, for table creation, the table check and write
+// units.
 func indexesOf(m *mapping.Mapping) []load.Index {
 	var out []load.Index
 	for _, ix := range m.Indexes {
-		out = append(out, load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey})
+		li := load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Local: ix.Local,
+			PartitionKeyType: types.ScalarAttributeType(ix.PartitionKeyType), SortKeyType: types.ScalarAttributeType(ix.SortKeyType),
+			Projection: types.ProjectionType(ix.Projection.Type)}
+		for _, a := range ix.Projection.NonKeyAttributes {
+			li.NonKeyAttributes = append(li.NonKeyAttributes, a.Name)
+		}
+		out = append(out, li)
 	}
 	return out
+}
+
+// keyTypesOf is the table's key types in the loader's terms.
+func keyTypesOf(m *mapping.Mapping) (pk, sk types.ScalarAttributeType) {
+	return types.ScalarAttributeType(m.PartitionKeyType), types.ScalarAttributeType(m.SortKeyType)
 }
 
 // rowVisitor sees every source row with the items it produced and the row
@@ -275,6 +303,12 @@ func checkAgainst(ctx context.Context, snap *extract.Snapshot, m *mapping.Mappin
 
 // openSnapshot connects and starts the read-only snapshot transaction.
 func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot, error) {
+	return openSnapshotAt(ctx, url, "")
+}
+
+// openSnapshotAt is openSnapshot in an exported snapshot; "" takes a new
+// one.
+func openSnapshotAt(ctx context.Context, url, snapshotID string) (*pgx.Conn, *extract.Snapshot, error) {
 	if url == "" {
 		return nil, nil, configErrorf("no source database URL")
 	}
@@ -285,7 +319,7 @@ func openSnapshot(ctx context.Context, url string) (*pgx.Conn, *extract.Snapshot
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := extract.Begin(ctx, conn)
+	snap, err := extract.BeginAt(ctx, conn, snapshotID)
 	if err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, nil, err

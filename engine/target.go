@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/tableread"
@@ -30,10 +29,16 @@ type Target interface {
 	// items included, see load.Writer.Write). Items come with their
 	// Origin.SourceKey set.
 	//
+	// The items of one source row arrive one after another, never mixed
+	// with another row's: a target that commits items in groups (files)
+	// can end a group where Origin.Table or Origin.SourceKey changes, so
+	// that no row is split between two groups. See also Starter.
+	//
 	// Write must not wait for more items before it acknowledges the ones
 	// it holds for long: Run reads at most RunConfig.MaxPendingRows rows
 	// ahead of the oldest row whose items are not all settled, then waits
-	// for them.
+	// for them. A Starter is the exception: Run does not bound its rows,
+	// its groups do.
 	Write(ctx context.Context, items <-chan load.Item) (load.Stats, error)
 }
 
@@ -107,9 +112,4 @@ func (t *tableTarget) Write(ctx context.Context, items <-chan load.Item) (load.S
 		return load.Stats{}, err
 	}
 	return w.Write(ctx, items)
-}
-
-// describeTable describes the table, or returns nil when it does not exist.
-func describeTable(ctx context.Context, client tableread.Describer, table string) (*types.TableDescription, error) {
-	return tableread.Describe(ctx, client, table)
 }

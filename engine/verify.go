@@ -49,10 +49,7 @@ func (c VerifyConfig) Validate() error {
 func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	src, tgt, err := openBoth(ctx, &cfg.CompareConfig)
+	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,12 @@ type watermark struct {
 	sources []*sourceMark
 	byName  map[string]*sourceMark
 	current int // index of the source being read
-	rejects *rejectFile
-	err     error // first error writing the reject file
+	// unordered says the sources are read concurrently (parallel readers):
+	// a row of one source says nothing of the others, and each is marked
+	// read by sourceRead.
+	unordered bool
+	rejects   *rejectFile
+	err       error // first error writing the reject file
 
 	queued int           // rows added and not yet passed, over all sources
 	limit  int           // add waits while queued >= limit; 0 = no limit
@@ -116,7 +120,9 @@ func (w *watermark) add(ctx context.Context, name string, pos []any, row *extrac
 		w.mu.Lock()
 	}
 	sm := w.byName[name]
-	w.readUpTo(sm.index)
+	if !w.unordered {
+		w.readUpTo(sm.index)
+	}
 	rm := &rowMark{src: sm, pos: pos, pending: len(sent), sent: sent, lines: lines}
 	if len(sent) > 0 {
 		rm.row = row
@@ -131,6 +137,15 @@ func (w *watermark) add(ctx context.Context, name string, pos []any, row *extrac
 func (w *watermark) readUpTo(i int) {
 	for ; w.current < i; w.current++ {
 		w.sources[w.current].readAll = true
+	}
+}
+
+// sourceRead marks one source as read entirely (unordered sources).
+func (w *watermark) sourceRead(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if sm := w.byName[name]; sm != nil {
+		sm.readAll = true
 	}
 }
 
@@ -261,4 +276,15 @@ func sortedKeys(ms ...map[string]int64) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// pendingLimit is the watermark's bound on unfinished rows for a target:
+// limit, except for a Starter, which acknowledges its items in groups of
+// its own (an export's files) and must receive a whole group before it
+// acknowledges any: its group size bounds the rows held instead.
+func pendingLimit(t Target, limit int) int {
+	if _, ok := t.(Starter); ok {
+		return 0
+	}
+	return limit
 }

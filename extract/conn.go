@@ -57,9 +57,29 @@ type Snapshot struct {
 
 // Begin starts the snapshot transaction.
 func Begin(ctx context.Context, conn *pgx.Conn) (*Snapshot, error) {
+	return BeginAt(ctx, conn, "")
+}
+
+// BeginAt starts a snapshot transaction that sees the database as the
+// exported snapshot id does (SET TRANSACTION SNAPSHOT, what pg_dump -j
+// does), so that several connections read one consistent state; the
+// transaction that exported it must still be open. An empty id starts a
+// new snapshot, as Begin does.
+func BeginAt(ctx context.Context, conn *pgx.Conn, id string) (*Snapshot, error) {
+	if id != "" && !snapshotID.MatchString(id) {
+		return nil, fmt.Errorf("begin snapshot: %q is not a snapshot id such as 00000003-0000001B-1", id)
+	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("begin snapshot: %w", err)
+	}
+	if id != "" {
+		// A statement parameter is not allowed here; the id is checked
+		// to be hex digits and dashes above.
+		if _, err := tx.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+id+"'"); err != nil {
+			_ = tx.Rollback(ctx)
+			return nil, fmt.Errorf("begin snapshot: join snapshot %s: %w", id, err)
+		}
 	}
 	// Pin the settings that shape text output, so that values read as text
 	// parse the same on every server: ISO dates, UTC, exact floats.
@@ -85,4 +105,11 @@ func (s *Snapshot) Close(ctx context.Context) error {
 // Catalog reads the catalog of the given schemas inside the snapshot.
 func (s *Snapshot) Catalog(ctx context.Context, schemas []string) (*Catalog, error) {
 	return ReadCatalog(ctx, s.tx, schemas)
+}
+
+// Query runs a query inside the snapshot, so that a caller's own SQL sees
+// the same data as the rows read through it. The transaction is read
+// only: a statement that writes fails.
+func (s *Snapshot) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return s.tx.Query(ctx, sql, args...)
 }

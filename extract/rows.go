@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -42,6 +43,14 @@ type Query struct {
 	// columns in the last row already done.
 	OrderBy []string
 	After   []any
+	// Until, when set, ends the read at the row with this key (included):
+	// After and Until bound one range of a table split for parallel
+	// readers.
+	Until []any
+	// Match, when set, reads only the rows whose columns equal one of its
+	// tuples (rows by key, or by a parent's key); each row then ends with
+	// one more value, the index of the tuple it matched.
+	Match *Match
 	// Limit stops after this many rows (0 = all); used for sampling.
 	Limit int
 }
@@ -87,7 +96,11 @@ func (q Query) Width() int {
 	for _, j := range q.Joins {
 		n += len(j.Columns)
 	}
-	return n + len(q.Embeds)
+	n += len(q.Embeds)
+	if q.Match != nil {
+		n++
+	}
+	return n
 }
 
 // alias names relations in generated SQL: t for the base table, j0.. for
@@ -124,6 +137,10 @@ func (q Query) SQL() (string, []any, error) {
 		sep()
 		b.WriteString(embedExpr(i, e))
 	}
+	if q.Match != nil {
+		sep()
+		b.WriteString(matchOrdinal)
+	}
 	b.WriteString(" FROM ")
 	b.WriteString(pgx.Identifier{q.Schema, q.Table}.Sanitize())
 	b.WriteString(" AS t")
@@ -137,26 +154,41 @@ func (q Query) SQL() (string, []any, error) {
 		}
 	}
 	var args []any
-	if len(q.After) > 0 {
-		if len(q.After) != len(q.OrderBy) {
-			return "", nil, fmt.Errorf("extract %s.%s: resume position has %d values for %d key columns", q.Schema, q.Table, len(q.After), len(q.OrderBy))
+	if q.Match != nil {
+		join, err := q.Match.join(q, &args)
+		if err != nil {
+			return "", nil, err
 		}
-		b.WriteString(" WHERE (")
+		b.WriteString(join)
+	}
+	where := " WHERE ("
+	for _, bound := range []struct {
+		op  string
+		pos []any
+	}{{">", q.After}, {"<=", q.Until}} {
+		if len(bound.pos) == 0 {
+			continue
+		}
+		if len(bound.pos) != len(q.OrderBy) {
+			return "", nil, fmt.Errorf("extract %s.%s: a key position has %d values for %d key columns", q.Schema, q.Table, len(bound.pos), len(q.OrderBy))
+		}
+		b.WriteString(where)
+		where = " AND ("
 		for i, k := range q.OrderBy {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			b.WriteString("t." + pgx.Identifier{k}.Sanitize())
 		}
-		b.WriteString(") > (")
-		for i := range q.After {
+		b.WriteString(") " + bound.op + " (")
+		for i := range bound.pos {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			// Cast the parameter to the column's type so that text
 			// positions compare as the column does.
-			fmt.Fprintf(&b, "$%d::%s", i+1, q.castType(q.OrderBy[i]))
-			args = append(args, positionArg(q.After[i]))
+			fmt.Fprintf(&b, "$%d::%s", len(args)+1, q.castType(q.OrderBy[i]))
+			args = append(args, positionArg(bound.pos[i]))
 		}
 		b.WriteString(")")
 	}
@@ -320,12 +352,20 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 		for range q.Embeds {
 			targets = append(targets, new(pgtype.Text))
 		}
+		match := -1 // position of the match's tuple index, if any
+		if q.Match != nil {
+			match = len(targets)
+			targets = append(targets, new(pgtype.Int8))
+		}
 		var plan []rawDecoder // chosen at the first row, when the fields are known
 		var text []byte       // the row's text values, to become one string
 		for rows.Next() {
 			raws := rows.RawValues()
 			if plan == nil {
 				plan = rawPlan(rows.FieldDescriptions(), cols, len(targets))
+				if match >= 0 {
+					plan[match] = decodeScan // an int8 past the columns: pgx
+				}
 			}
 			// Text values share one string per row: one allocation for
 			// all of them.
@@ -358,9 +398,12 @@ func Rows(ctx context.Context, db querier, q Query) iter.Seq2[Row, error] {
 				case d == decodeScan:
 					fd := rows.FieldDescriptions()[i]
 					if err = rows.Conn().TypeMap().Scan(fd.DataTypeOID, fd.Format, raw, targets[i]); err == nil {
-						if i < len(cols) {
+						switch {
+						case i < len(cols):
 							v, err = decode(targets[i], cols[i].Type)
-						} else {
+						case i == match:
+							v = targets[i].(*pgtype.Int8).Int64
+						default:
 							e := q.Embeds[i-len(cols)]
 							if v, err = decodeEmbed(targets[i].(*pgtype.Text).String, e.Columns); err != nil {
 								err = fmt.Errorf("embedded %s.%s: %w", e.Schema, e.Table, err)
@@ -589,7 +632,7 @@ func decode(target any, t pgkind.Type) (any, error) {
 		if *v == nil {
 			return nil, nil
 		}
-		return append([]byte(nil), *v...), nil
+		return bytes.Clone(*v), nil // an empty bytea stays empty, not nil (NULL)
 	case *pgtype.Text:
 		if !v.Valid {
 			return nil, nil
@@ -620,7 +663,7 @@ func decode(target any, t pgkind.Type) (any, error) {
 			if e == nil {
 				return nil
 			}
-			return append([]byte(nil), e...)
+			return bytes.Clone(e)
 		})
 	case *pgtype.Array[pgtype.Text]:
 		return decodeArray(v, func(e pgtype.Text) any {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -20,25 +21,42 @@ func (r *run) writeBatch(ctx context.Context, batch []*pending) {
 }
 
 // send writes ps (one call's worth) until every item is acknowledged, turned
-// into a row error, or the batch fails: retries, re-sent UnprocessedItems and
-// backoff are bounded by MaxBatchElapsed. It returns nil when ctx ends, the
+// into a row error, or the batch fails: retries, re-sent UnprocessedItems,
+// backoff and waiting for the rate limiter are bounded by MaxBatchElapsed
+// from when the batch is first sent. It returns nil when ctx ends, the
 // run's cancellation cause being reported by Write.
+//
+// The writer owns the retries of its calls (the SDK's retryer makes one
+// attempt for them): every throttled attempt reaches the rate limiter at
+// once, and every re-send waits for it.
 func (r *run) send(ctx context.Context, ps []*pending) error {
 	w := r.w
 	cfg := w.cfg
-	deadline := w.clk.Now().Add(cfg.MaxBatchElapsed)
+	var first, deadline time.Time // set when the batch is first sent
 	attempt := 0
 	var lastErr error
+	giveUp := func(why string) error {
+		err := fmt.Errorf("%w: %d items (first: %s) still not written %v after they were first sent (%d attempts): %s; "+
+			"DynamoDB kept throttling or failing (lower Concurrency or MaxWCU, or raise MaxBatchElapsed); last error: %w",
+			ErrBatchTimeout, len(ps), ps[0].item.Origin, w.clk.Now().Sub(first).Round(time.Millisecond), attempt, why, lastErr)
+		cfg.Logger.Error("load: giving up on a batch", "items", len(ps), "attempts", attempt, "err", lastErr)
+		return err
+	}
 	for {
 		units := 0
 		for _, p := range ps {
 			units += p.wcu
 		}
-		waited, err := w.limiter.Wait(ctx, units)
-		if err != nil {
+		if _, err := w.limiter.Wait(ctx, units, deadline); err != nil {
+			if errors.Is(err, errPastDeadline) {
+				return giveUp(err.Error())
+			}
 			return nil
 		}
-		deadline = deadline.Add(waited) // pacing is not retrying
+		sentAt := w.clk.Now()
+		if deadline.IsZero() {
+			first, deadline = sentAt, sentAt.Add(cfg.MaxBatchElapsed)
+		}
 		r.tally.items(ps, func(p *pending) EntityStats {
 			p.sent++
 			if p.sent > 1 {
@@ -47,7 +65,10 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 			return EntityStats{}
 		})
 
-		out, err := w.client.BatchWriteItem(ctx, w.input(ps), withBody(w.body(ps)))
+		// The call may not outlast the batch's deadline either.
+		callCtx, cancel := context.WithTimeout(ctx, deadline.Sub(sentAt))
+		out, err := w.client.BatchWriteItem(callCtx, w.input(ps), withBody(w.body(ps)), oneAttempt)
+		cancel()
 		r.tally.update(func(s *Stats) { s.Calls++ })
 		if err == nil && out == nil {
 			return fmt.Errorf("load: write to table %q: BatchWriteItem returned neither output nor error", cfg.Table)
@@ -57,14 +78,17 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 			w.reached.Store(true) // DynamoDB answered: a later dial error is transient
 		}
 		if err == nil {
-			r.sdkAttempts(ps, out)
+			r.sdkAttempts(sentAt, ps, units, out)
 			done, rest := w.split(ps, out.UnprocessedItems)
+			refused := 0
+			for _, p := range rest {
+				refused += p.wcu
+			}
+			w.limiter.Answered(sentAt, units, refused)
 			r.ack(done)
 			if len(rest) == 0 {
-				w.limiter.Succeeded()
 				return nil
 			}
-			w.limiter.Throttled()
 			r.tally.update(func(s *Stats) { s.ThrottledCalls++ })
 			r.tally.items(rest, func(*pending) EntityStats { return EntityStats{Throttled: 1} })
 			lastErr = fmt.Errorf("%d of %d items returned as UnprocessedItems", len(rest), len(ps))
@@ -75,14 +99,20 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 				if ctx.Err() != nil {
 					return nil
 				}
+				if callCtx.Err() != nil {
+					lastErr = err
+					return giveUp("the last call did not return in time")
+				}
 				return fmt.Errorf("load: write to table %q canceled: %w", cfg.Table, err)
 			case classValidation:
 				return r.rejected(ctx, ps, err)
 			case classThrottle:
-				w.limiter.Throttled()
+				w.limiter.Answered(sentAt, units, units)
 				r.tally.update(func(s *Stats) { s.ThrottledCalls++ })
 				r.tally.items(ps, func(*pending) EntityStats { return EntityStats{Throttled: 1} })
 			case classTransient:
+				// A 5xx or a dropped connection says nothing about capacity:
+				// retry without touching the rate.
 			case classUnreachable:
 				if !w.reached.Load() {
 					return fmt.Errorf("%w (table %q): %w", ErrUnreachable, cfg.Table, err)
@@ -96,18 +126,31 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 		attempt++
 		remaining := deadline.Sub(w.clk.Now())
 		if remaining <= 0 {
-			err := fmt.Errorf("%w: %d items (first: %s) still not written after %v and %d attempts; "+
-				"DynamoDB kept throttling or failing (lower Concurrency or MaxWCU, or raise MaxBatchElapsed); last error: %w",
-				ErrBatchTimeout, len(ps), ps[0].item.Origin, cfg.MaxBatchElapsed, attempt, lastErr)
-			cfg.Logger.Error("load: giving up on a batch", "items", len(ps), "attempts", attempt, "err", lastErr)
-			return err
+			return giveUp(fmt.Sprintf("MaxBatchElapsed is %v", cfg.MaxBatchElapsed))
 		}
 		sleep := min(w.backoff.delay(attempt), remaining)
 		cfg.Logger.Debug("load: retrying batch", "items", len(ps), "attempt", attempt, "sleep", sleep, "reason", lastErr)
-		if err := w.clk.Sleep(ctx, sleep); err != nil {
+		if err := r.backOff(ctx, sleep); err != nil {
 			return nil
 		}
 	}
+}
+
+// backOff sleeps before a retry. If few other batches are backing off, it
+// gives its slot to a new batch meanwhile (calls in flight stay within
+// Concurrency), and takes one back before returning, even when ctx ended:
+// the caller releases it.
+func (r *run) backOff(ctx context.Context, d time.Duration) error {
+	select {
+	case r.backing <- struct{}{}:
+	default:
+		return r.w.clk.Sleep(ctx, d) // enough batches are out of their slots
+	}
+	<-r.slots
+	err := r.w.clk.Sleep(ctx, d)
+	r.slots <- struct{}{}
+	<-r.backing
+	return err
 }
 
 // rejected handles a ValidationException. A single item is a row error; a
@@ -136,9 +179,10 @@ func (r *run) rejected(ctx context.Context, ps []*pending, err error) error {
 	return nil
 }
 
-// sdkAttempts counts the attempts the SDK's retryer made inside a successful
-// call, and tells the limiter about throttled ones.
-func (r *run) sdkAttempts(ps []*pending, out *dynamodb.BatchWriteItemOutput) {
+// sdkAttempts counts the attempts a retrying client made inside a
+// successful call (the SDK's retryer makes none for the writer's calls,
+// but a caller's client may), and tells the limiter about throttled ones.
+func (r *run) sdkAttempts(sentAt time.Time, ps []*pending, units int, out *dynamodb.BatchWriteItemOutput) {
 	res, ok := retry.GetAttemptResults(out.ResultMetadata)
 	if !ok {
 		return
@@ -157,7 +201,7 @@ func (r *run) sdkAttempts(ps []*pending, out *dynamodb.BatchWriteItemOutput) {
 		return
 	}
 	if throttles > 0 {
-		r.w.limiter.Throttled()
+		r.w.limiter.Answered(sentAt, units*int(throttles), units*int(throttles))
 	}
 	r.tally.update(func(s *Stats) {
 		s.SDKRetries += retries
@@ -256,9 +300,13 @@ func (w *Writer) split(ps []*pending, unprocessed map[string][]types.WriteReques
 
 // keyAttrs returns just the primary key attributes of an item.
 func (w *Writer) keyAttrs(attrs map[string]types.AttributeValue) map[string]types.AttributeValue {
-	key := map[string]types.AttributeValue{w.cfg.PartitionKey: attrs[w.cfg.PartitionKey]}
-	if w.cfg.SortKey != "" {
-		key[w.cfg.SortKey] = attrs[w.cfg.SortKey]
+	return keyAttrs(attrs, w.cfg.PartitionKey, w.cfg.SortKey)
+}
+
+func keyAttrs(attrs map[string]types.AttributeValue, pk, sk string) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{pk: attrs[pk]}
+	if sk != "" {
+		key[sk] = attrs[sk]
 	}
 	return key
 }

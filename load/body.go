@@ -19,7 +19,7 @@ const sdkSerializerID = "OperationSerializer"
 // withBody makes one BatchWriteItem call of the SDK send body, the
 // writer's own encoding of the input's requests, instead of serializing
 // the input again. Everything else of the call stays the SDK's: input
-// validation, endpoint resolution, retries, SigV4 signing (the payload
+// validation, endpoint resolution, SigV4 signing (the payload
 // hash is of body), the HTTP transport and the decoding of the response.
 // Clients that are not the SDK's (fakes in tests) ignore the option and
 // read the input, which holds the same requests.
@@ -33,6 +33,10 @@ func withBody(body []byte) func(*dynamodb.Options) {
 		})
 	}
 }
+
+// oneAttempt asks the SDK's retryer for one attempt: the writer retries
+// its calls itself (see "Retries" in the package documentation).
+func oneAttempt(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
 
 // bodySerializer does what the SDK's awsJson 1.0 serializer does for
 // BatchWriteItem, with a body encoded beforehand.

@@ -7,13 +7,25 @@ import (
 	"log/slog"
 	"runtime"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Index is a global secondary index of the target table.
+// Index is a secondary index of the target table: global, or local (Local:
+// its PartitionKey is the table's).
 type Index struct {
 	Name         string
 	PartitionKey string
 	SortKey      string // may be ""
+	Local        bool
+	// PartitionKeyType and SortKeyType are the key attributes' types;
+	// "" means S.
+	PartitionKeyType, SortKeyType types.ScalarAttributeType
+	// Projection is ALL ("" too), KEYS_ONLY or INCLUDE with
+	// NonKeyAttributes. It sets what the index stores and what a write to
+	// it costs.
+	Projection       types.ProjectionType
+	NonKeyAttributes []string
 }
 
 // Values of Config.OnDuplicate.
@@ -28,14 +40,17 @@ type Config struct {
 	Table        string  // target table name; required
 	PartitionKey string  // attribute name of the table's partition key; required
 	SortKey      string  // attribute name of the table's sort key; may be ""
-	Indexes      []Index // GSIs: for write-unit accounting, key checks and EnsureTable
+	Indexes      []Index // secondary indexes: for write-unit accounting, key checks and EnsureTable
+	// PartitionKeyType and SortKeyType are the table's key types; "" means S.
+	PartitionKeyType, SortKeyType types.ScalarAttributeType
 
 	// Concurrency is the number of BatchWriteItem calls in flight. Default
 	// DefaultConcurrency.
 	Concurrency int
-	// MaxBatchElapsed is how long one batch may keep retrying (time spent
-	// waiting for the rate limiter not counted) before Write fails with an
-	// error wrapping ErrBatchTimeout. Default 2m.
+	// MaxBatchElapsed is how long a batch may take from when it is first
+	// sent: retries, backoff, waiting for the rate limiter and the calls
+	// themselves all count. Past it Write fails with an error wrapping
+	// ErrBatchTimeout. Default 2m.
 	MaxBatchElapsed time.Duration
 	// RetryBaseDelay and RetryMaxDelay shape the backoff between retries of a
 	// batch: a full-jitter sleep in [0, min(RetryMaxDelay, RetryBaseDelay·2ⁿ⁻¹)]
@@ -44,8 +59,8 @@ type Config struct {
 	RetryMaxDelay  time.Duration
 
 	// MaxWCU caps write units per second (table plus indexes, see
-	// ItemWriteUnits). 0 means unlimited until DynamoDB first throttles; from
-	// then on the AIMD limiter paces the writer.
+	// ItemWriteUnits). 0 means unlimited until DynamoDB first refuses
+	// writes; from then on the rate limiter paces the writer.
 	MaxWCU float64
 	// MinWCU is the floor below which throttling never pushes the rate.
 	// Default 25, at most MaxWCU.
@@ -137,6 +152,26 @@ func (c Config) Validate() error {
 	if c.SortKey != "" && c.SortKey == c.PartitionKey {
 		bad("sort key %q is the same attribute as the partition key", c.SortKey)
 	}
+	// One attribute has one type, whichever keys it serves.
+	attrTypes := map[string]types.ScalarAttributeType{}
+	typed := func(name string, t types.ScalarAttributeType) {
+		if name == "" {
+			return
+		}
+		if t == "" {
+			t = types.ScalarAttributeTypeS
+		}
+		if prev, ok := attrTypes[name]; ok && prev != t {
+			bad("key attribute %q is used as %s and as %s", name, prev, t)
+		}
+		attrTypes[name] = t
+	}
+	typed(c.PartitionKey, c.PartitionKeyType)
+	typed(c.SortKey, c.SortKeyType)
+	for _, ix := range c.Indexes {
+		typed(ix.PartitionKey, ix.PartitionKeyType)
+		typed(ix.SortKey, ix.SortKeyType)
+	}
 	names := map[string]bool{}
 	for i, ix := range c.Indexes {
 		switch {
@@ -148,6 +183,21 @@ func (c Config) Validate() error {
 		names[ix.Name] = true
 		if ix.PartitionKey == "" {
 			bad("index %q has no partition key", ix.Name)
+		}
+		if ix.Local && (ix.PartitionKey != c.PartitionKey || ix.SortKey == "" || c.SortKey == "") {
+			bad("local index %q must share the table's partition key %q and have a sort key, on a table with a sort key", ix.Name, c.PartitionKey)
+		}
+		switch ix.Projection {
+		case "", types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+			if len(ix.NonKeyAttributes) > 0 {
+				bad("index %q: non-key attributes need projection INCLUDE", ix.Name)
+			}
+		case types.ProjectionTypeInclude:
+			if len(ix.NonKeyAttributes) == 0 {
+				bad("index %q: projection INCLUDE needs non-key attributes", ix.Name)
+			}
+		default:
+			bad("index %q: unknown projection %q", ix.Name, ix.Projection)
 		}
 		if ix.SortKey != "" && ix.SortKey == ix.PartitionKey {
 			bad("index %q: sort key %q is the same attribute as its partition key", ix.Name, ix.SortKey)

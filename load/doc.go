@@ -15,12 +15,15 @@
 //     not hammer one partition at a time (see Config.Window).
 //   - sends batches of at most 25 requests and 16 MB, Config.Concurrency at a
 //     time; re-sends UnprocessedItems and retries throttling, 5xx and
-//     connection errors with exponential backoff and full jitter, each batch
-//     for at most Config.MaxBatchElapsed, after which Write fails with an
-//     error wrapping [ErrBatchTimeout].
+//     connection errors with exponential backoff and full jitter (a batch
+//     backing off lends its slot to another), each batch for at most
+//     Config.MaxBatchElapsed from its first send, after which Write fails
+//     with an error wrapping [ErrBatchTimeout].
 //   - limits write units per second with a token bucket whose rate follows
-//     AIMD: halved on throttling (never below Config.MinWCU), raised again
-//     step by step after sustained success (up to Config.MaxWCU).
+//     what DynamoDB accepts: throttling and partial batches lower it in
+//     proportion to the share refused, at most once per round trip, and
+//     only while the refusals follow the rate; 5xx and dropped connections
+//     never do; it recovers within seconds (see ratelimit.go).
 //   - calls Item.Ack only once DynamoDB acknowledged the item. Items that are
 //     still unacknowledged when Write returns an error are never acknowledged.
 //
@@ -54,18 +57,20 @@
 // it accepts the item, in the walk over its attributes that also measures
 // its size and finds nil values, and sends batches of these with the SDK's
 // client: the SDK validates the input, resolves the endpoint, signs the
-// body, retries and decodes the answer, but does not serialize the items
+// body and decodes the answer, but does not serialize the items
 // again on every call. The encoding is the SDK's, escaping included (a
 // test compares them). Clients that are not *dynamodb.Client receive the
 // same requests in the input.
 //
-// # Retries inside the SDK
+// # Retries
 //
-// [NewClient] configures the SDK's standard retryer with a few attempts and
-// no client-side retry quota (ratelimit.None), so connection resets and
-// single throttles are absorbed inside a call. The writer reads the SDK's
-// per-attempt results from a successful call's metadata and counts those
-// retries and throttles in Stats and in its rate limiter as well.
+// The writer owns the retries of its BatchWriteItem calls: it asks the SDK
+// for one attempt per call, so that every throttled attempt reaches the
+// rate limiter at once and every re-send waits for it. [NewClient]
+// configures the SDK's standard retryer (a few attempts, no client-side
+// retry quota) for the other calls. With a client that retries anyway, the
+// writer reads the per-attempt results from a successful call's metadata
+// and counts those retries and throttles in Stats and its rate limiter.
 //
 // # Unreachable endpoints
 //

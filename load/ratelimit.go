@@ -2,25 +2,77 @@ package load
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"sync"
 	"time"
 )
 
-// AIMD parameters of the write-unit limiter.
+// Rate control.
+//
+// The writer paces its calls with a token bucket of write units whose rate
+// follows what DynamoDB accepts. Throttling (a whole call refused) and
+// partial batches (items returned as UnprocessedItems) are capacity
+// signals; 5xx answers and dropped connections are not, and never change
+// the rate. Answers are judged per window of at least controlWindow and
+// two round trips, so the rate changes at most once per round trip,
+// whatever the number of calls in flight:
+//
+//   - When a share of the units answered in a window was refused, beyond
+//     the noise level (below), the rate drops in proportion to that share,
+//     and by capacityMargin more, so that the table's own burst capacity
+//     refills: from R to R × (1 - share) × capacityMargin.
+//   - The window after a decrease tests it. Refusals caused by the rate
+//     fall when the rate falls: they stop, or fall by more than chance
+//     explains (noiseSigmas standard errors of the share that caused the
+//     decrease, from the spread of its calls; a test window waits for
+//     testCalls answers). If
+//     they did not, the rate is lowered once more (the first
+//     decrease may not have reached the capacity, as when a table's burst
+//     capacity ran out in the middle of a window); if that did not help
+//     either, the refusals are not about the rate (a table that throttles
+//     at any rate, or injected faults): both decreases are undone and the
+//     refused share becomes the noise level. The noise level and the
+//     spread of its calls follow the windows that lower nothing (moving
+//     averages), so only a share clearly above it is tested again: by more
+//     than noiseSigmas standard errors for the window's number of calls (a
+//     few calls at the end of a run prove nothing). A decrease that helped
+//     sets the noise level to what is left.
+//   - A window without excess refusals raises the rate: quickly (a quarter
+//     of the gap per window) while it is below the margin of the capacity
+//     found at the last decrease, then by a share that starts at
+//     probeStart and doubles every probeDoubling, up to probeMax per
+//     window: slow near the capacity just found, and back to full speed
+//     within seconds when the throttling passed.
+//
+// Without a configured maximum the writer starts unlimited and measures
+// what it sends; the first decrease starts from that.
 const (
-	aimdDecrease         = 0.5             // rate multiplier on throttling
-	aimdCooldown         = time.Second     // at most one decrease per cooldown (calls in flight report the same event)
-	aimdIncreaseInterval = 2 * time.Second // success without throttling for this long earns one increase
-	aimdIncreaseFraction = 0.1             // of the ceiling (MaxWCU, or the rate at the first throttle)
-	meterWindow          = time.Second     // throughput measurement window while unlimited
-	meterMinSpan         = 100 * time.Millisecond
+	controlWindow  = 250 * time.Millisecond
+	minWindowCalls = 8               // answers a window needs, unless it lasts maxWindow
+	maxWindow      = 2 * time.Second // a slow writer's window closes anyway
+	testCalls      = 32              // answers a window testing a decrease needs, unless it lasts maxTestWindow
+	maxTestWindow  = 8 * time.Second
+	capacityMargin = 0.85
+	minExcess      = 0.01 // refused share above the noise level that is over capacity, at least
+	noiseSigmas    = 3    // and at least this many standard deviations of the noise level
+	noiseWeight    = 0.1  // of a window in the moving average of the noise level
+	recoverShare   = 0.25 // of the gap to the capacity, closed per window
+	probeStart     = 0.005
+	probeDoubling  = 4 * time.Second
+	probeMax       = 0.25
+	probeUsed      = 0.8   // share of the rate a window must offer for the rate to grow
+	rttSmoothing   = 0.125 // weight of a new round trip in the average
+	waitSlice      = 50 * time.Millisecond
 )
 
-// limiter is a token bucket on write units whose rate follows AIMD. With
-// max = 0 it lets everything through, measuring throughput, until the first
-// throttle; it then starts at half the measured rate. It is safe for
+// errPastDeadline is returned by Wait when the units could not be had
+// before the deadline.
+var errPastDeadline = errors.New("load: the write rate would not allow the batch before its deadline")
+
+// limiter is the token bucket and its controller. It is safe for
 // concurrent use.
 type limiter struct {
 	mu    sync.Mutex
@@ -33,27 +85,50 @@ type limiter struct {
 	tokens float64
 	filled time.Time // last refill
 
-	ceiling      float64 // increases stop here (+Inf when max = 0 and the rate should lift entirely)
-	step         float64
-	lastDecrease time.Time
-	lastChange   time.Time
-	lastThrottle time.Time
+	rtt time.Duration // smoothed call duration
 
-	meterStart time.Time
-	meterUnits float64
-	measured   float64 // units/s over the last full meter window
+	// The current window: units answered (accepted or refused) by calls
+	// that completed in it, and units let through to be sent.
+	winStart  time.Time
+	answered  float64
+	refused   float64
+	calls     int
+	sumSq     float64 // of each call's refused share, for the spread of the window's
+	sentUnits float64
+
+	noise        float64 // refused share that does not follow the rate
+	noiseSpread  float64 // standard deviation of the refused share of one call at the noise level
+	capacity     float64 // estimated at the last decrease, units/s
+	lastDecrease time.Time
+	probeFrom    time.Time // when the rate last reached the capacity: growth starts slow from there
+	lastLogged   float64   // rate at the last increase logged at Info
+
+	// After a decrease, the next window tests it (step 1, then 2 after a
+	// second decrease). Answers to calls sent before the last decrease are
+	// no evidence.
+	step        int
+	beforeRate  float64 // the rate before the first decrease, restored if neither helped
+	stepRefused float64 // the refused share that caused the decrease under test
+	stepSpread  float64 // and the standard deviation of its calls' shares
 }
 
 func newLimiter(clk clock, log *slog.Logger, maxWCU, floor float64) *limiter {
 	now := clk.Now()
-	l := &limiter{clk: clk, log: log, max: maxWCU, floor: floor, filled: now, meterStart: now, lastChange: now}
+	l := &limiter{clk: clk, log: log, max: maxWCU, floor: floor, filled: now, winStart: now, probeFrom: now}
 	if maxWCU > 0 {
 		l.rate = maxWCU
 		l.tokens = l.burst()
-		l.ceiling = maxWCU
-		l.step = maxWCU * aimdIncreaseFraction
+		l.lastLogged = maxWCU
 	}
 	return l
+}
+
+// ceiling is the highest rate increases reach.
+func (l *limiter) ceiling() float64 {
+	if l.max > 0 {
+		return l.max
+	}
+	return math.Inf(1)
 }
 
 // burst is the bucket's capacity: one second of writes, at least one unit.
@@ -74,102 +149,184 @@ func (l *limiter) Rate() float64 {
 }
 
 // Wait takes units from the bucket, sleeping until they are available. A
-// request larger than the bucket goes into debt that later requests wait
-// out. It returns how long it slept.
-func (l *limiter) Wait(ctx context.Context, units int) (time.Duration, error) {
+// request larger than the bucket waits for a full bucket and goes into
+// debt that later requests wait out. It sleeps in slices of at most
+// waitSlice and looks again, so that a rate lowered meanwhile holds back
+// requests already waiting (a decrease must not be undone by the calls it
+// should have slowed). When the wait would end after deadline (unless it
+// is zero), Wait takes nothing, sleeps until the deadline and returns
+// errPastDeadline. It returns how long it slept.
+func (l *limiter) Wait(ctx context.Context, units int, deadline time.Time) (time.Duration, error) {
 	u := float64(units)
-	l.mu.Lock()
-	now := l.clk.Now()
-	l.refill(now)
-	l.meter(now, u)
-	if l.rate == 0 {
-		l.mu.Unlock()
-		return 0, ctx.Err()
-	}
-	l.tokens -= u
-	var wait time.Duration
-	if l.tokens < 0 {
-		wait = time.Duration(-l.tokens / l.rate * float64(time.Second))
-	}
-	l.mu.Unlock()
-	if wait == 0 {
-		return 0, ctx.Err()
-	}
-	if err := l.clk.Sleep(ctx, wait); err != nil {
+	start := l.clk.Now()
+	for {
 		l.mu.Lock()
-		l.tokens += u // not sent: give the units back
+		now := l.clk.Now()
+		l.refill(now)
+		if need := min(u, l.burst()); l.rate == 0 || l.tokens >= need {
+			if l.rate > 0 {
+				l.tokens -= u
+			}
+			l.sentUnits += u
+			l.mu.Unlock()
+			return now.Sub(start), ctx.Err()
+		}
+		rate := l.rate
+		wait := time.Duration(math.Ceil((min(u, l.burst()) - l.tokens) / rate * float64(time.Second)))
 		l.mu.Unlock()
-		return wait, err
+		if !deadline.IsZero() && now.Add(wait).After(deadline) {
+			if err := l.clk.Sleep(ctx, deadline.Sub(now)); err != nil {
+				return l.clk.Now().Sub(start), err
+			}
+			return l.clk.Now().Sub(start), fmt.Errorf("%w (%.0f write units at %.1f WCU/s take %v more)", errPastDeadline, u, rate, wait.Round(time.Millisecond))
+		}
+		if err := l.clk.Sleep(ctx, min(wait, waitSlice)); err != nil {
+			return l.clk.Now().Sub(start), err
+		}
 	}
-	return wait, nil
 }
 
-func (l *limiter) meter(now time.Time, u float64) {
-	if d := now.Sub(l.meterStart); d >= meterWindow {
-		l.measured = l.meterUnits / d.Seconds()
-		l.meterStart, l.meterUnits = now, 0
-	}
-	l.meterUnits += u
-}
-
-// measuredRate is the throughput of the last meter window, or of the
-// current partial one when no window has completed yet.
-func (l *limiter) measuredRate(now time.Time) float64 {
-	if l.measured > 0 {
-		return l.measured
-	}
-	// A partial window shorter than meterMinSpan would overstate the rate.
-	return l.meterUnits / max(now.Sub(l.meterStart), meterMinSpan).Seconds()
-}
-
-// Throttled reports that DynamoDB throttled a request: the rate is
-// multiplied by aimdDecrease, at most once per aimdCooldown, never below the
-// floor.
-func (l *limiter) Throttled() {
+// Answered reports DynamoDB's answer to a call sent at sentAt: of units
+// write units, refused were refused (all of them for a throttling error,
+// the unprocessed items' for a partial batch). Calls that got no answer
+// (5xx, dropped connections) are not reported: they say nothing about
+// capacity.
+func (l *limiter) Answered(sentAt time.Time, units, refused int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.clk.Now()
-	l.lastThrottle = now
-	if l.rate > 0 && now.Sub(l.lastDecrease) < aimdCooldown {
+	if d := now.Sub(sentAt); d > 0 {
+		if l.rtt == 0 {
+			l.rtt = d
+		} else {
+			l.rtt += time.Duration(rttSmoothing * float64(d-l.rtt))
+		}
+	}
+	if sentAt.Before(l.lastDecrease) {
+		return // sent at the old rate: no evidence about the new one
+	}
+	l.answered += float64(units)
+	l.refused += float64(refused)
+	l.calls++
+	if units > 0 {
+		x := float64(refused) / float64(units)
+		l.sumSq += x * x
+	}
+	span := now.Sub(l.winStart)
+	needCalls, longest := minWindowCalls, maxWindow
+	if l.step > 0 {
+		needCalls, longest = testCalls, maxTestWindow
+	}
+	if span < max(controlWindow, 2*l.rtt) || l.calls < needCalls && span < longest {
+		return
+	}
+	l.judge(now, span)
+}
+
+// judge closes the window that ends at now.
+func (l *limiter) judge(now time.Time, span time.Duration) {
+	share := 0.0
+	if l.answered > 0 {
+		share = l.refused / l.answered
+	}
+	refused, calls := l.refused, float64(max(1, l.calls))
+	// The spread of the calls' refused shares (a call is refused whole,
+	// in part or not at all).
+	callMean := l.refused / max(1, l.answered)
+	callSpread := math.Sqrt(max(0, l.sumSq/calls-callMean*callMean))
+	// What the writer offered: the limit is only a cap, a writer held back
+	// by its source or its calls offers less.
+	offered := max(l.answered, l.sentUnits) / span.Seconds()
+	l.winStart, l.answered, l.refused, l.calls, l.sumSq, l.sentUnits = now, 0, 0, 0, 0, 0
+
+	step := l.step
+	l.step = 0
+	if step > 0 {
+		// Helped: the refusals stopped (down to the noise level), or the
+		// share fell by more than noiseSigmas standard errors of the share
+		// that caused the decrease.
+		if share <= l.noise+minExcess || share < l.stepRefused-noiseSigmas*l.stepSpread/math.Sqrt(calls) {
+			if share < l.noise { // what is left is not about the rate
+				l.noise, l.noiseSpread = share, callSpread
+			}
+			return // the decrease helped: it holds
+		}
+		if step == 2 && l.rate > l.floor {
+			// Two decreases did not reduce the refusals: they are not about
+			// the rate. (At the floor, where the test could not go deep
+			// enough, the rate holds.)
+			if share > l.noise {
+				l.noise, l.noiseSpread = share, max(l.noiseSpread, callSpread)
+			}
+			l.setRate(now, l.beforeRate)
+			l.log.Info("load: DynamoDB refuses writes whatever the rate; keeping the write rate",
+				"refused_pct", pct(share), "wcu", rateAttr(l.rate))
+			return
+		}
+	}
+	excess := share - l.noise
+	threshold := max(minExcess, noiseSigmas*l.noiseSpread/math.Sqrt(calls))
+	if step == 0 && (excess <= threshold || refused == 0) {
+		l.noise += noiseWeight * (share - l.noise)
+		l.noiseSpread += noiseWeight * (callSpread - l.noiseSpread)
+		l.probe(now, offered)
+		return
+	}
+	base := offered
+	if l.rate > 0 {
+		base = min(l.rate, offered)
+	}
+	capacity := base * (1 - max(0, excess))
+	to := max(l.floor, capacity*capacityMargin)
+	if l.rate > 0 && to >= l.rate {
+		return // at the floor already: hold, nothing to test
+	}
+	if step == 0 {
+		l.beforeRate = l.rate
+	}
+	l.step, l.stepRefused, l.stepSpread = step+1, share, callSpread
+	l.lastDecrease, l.probeFrom = now, now
+	l.capacity = capacity
+	old := l.rate
+	l.setRate(now, to)
+	l.lastLogged = l.rate
+	l.log.Info("load: DynamoDB refused writes, lowering the write rate",
+		"refused_pct", pct(share), "from_wcu", rateAttr(old), "to_wcu", rateAttr(l.rate))
+}
+
+// probe raises a limited rate after a window without excess refusals, if
+// the writer used it (offered units/s): a rate nobody reaches would say
+// nothing about the capacity.
+func (l *limiter) probe(now time.Time, offered float64) {
+	if l.rate == 0 || l.rate >= l.ceiling() || offered < probeUsed*l.rate {
 		return
 	}
 	old := l.rate
-	base := l.rate
-	if base == 0 {
-		// First throttle without a configured cap: start from what was
-		// actually being written.
-		base = l.measuredRate(now)
-		l.ceiling = math.Inf(1)
-		l.step = max(l.floor, base*aimdIncreaseFraction)
+	if target := l.capacity * capacityMargin; l.rate < target {
+		// Below what DynamoDB took last time: recover quickly.
+		l.setRate(now, min(l.ceiling(), target, l.rate+max(1, (target-l.rate)*recoverShare)))
+		l.probeFrom = now
+	} else {
+		growth := min(probeMax, probeStart*math.Exp2(now.Sub(l.probeFrom).Seconds()/probeDoubling.Seconds()))
+		l.setRate(now, min(l.ceiling(), l.rate*(1+growth)))
 	}
+	if l.rate >= 2*l.lastLogged || l.rate == l.ceiling() {
+		l.lastLogged = l.rate
+		l.log.Info("load: no throttling, raising the write rate", "from_wcu", rateAttr(old), "to_wcu", rateAttr(l.rate))
+	}
+}
+
+func (l *limiter) setRate(now time.Time, r float64) {
 	l.refill(now)
-	l.rate = max(l.floor, base*aimdDecrease)
+	l.rate = r
+	if r == 0 {
+		l.tokens = 0
+		return
+	}
 	l.tokens = min(l.tokens, l.burst())
-	l.lastDecrease, l.lastChange = now, now
-	if l.rate != old {
-		l.log.Info("load: throttled, lowering write rate", "from_wcu", rateAttr(old), "to_wcu", rateAttr(l.rate))
-	}
 }
 
-// Succeeded reports a request that went through without throttling. After
-// aimdIncreaseInterval without throttling the rate grows by one step, up to
-// the ceiling.
-func (l *limiter) Succeeded() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.rate == 0 || l.rate >= l.ceiling {
-		return
-	}
-	now := l.clk.Now()
-	if now.Sub(l.lastThrottle) < aimdIncreaseInterval || now.Sub(l.lastChange) < aimdIncreaseInterval {
-		return
-	}
-	old := l.rate
-	l.refill(now)
-	l.rate = min(l.ceiling, l.rate+l.step)
-	l.lastChange = now
-	l.log.Info("load: no throttling, raising write rate", "from_wcu", rateAttr(old), "to_wcu", rateAttr(l.rate))
-}
+func pct(share float64) float64 { return math.Round(share*1000) / 10 }
 
 func rateAttr(r float64) any {
 	if r == 0 {

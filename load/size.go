@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -29,48 +30,108 @@ func ItemSize(item map[string]types.AttributeValue) int {
 	return n
 }
 
+// measure is ItemSize that also finds what the writer's encoding refuses:
+// a nil value (errNilValue) or one of a type it does not know
+// (errUnknownValue). It is a Checker's one walk over an item.
+func measure(item map[string]types.AttributeValue) (int, error) {
+	n := 0
+	var err error
+	for name, av := range item {
+		size, e := valueSize(av)
+		n += len(name) + size
+		err = cmpOr(err, e)
+	}
+	return n, err
+}
+
 func attrSize(av types.AttributeValue) int {
+	n, _ := valueSize(av)
+	return n
+}
+
+// valueSize is the size of one attribute value (see ItemSize).
+func valueSize(av types.AttributeValue) (int, error) {
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
-		return len(v.Value)
+		if v == nil {
+			return 0, errNilValue
+		}
+		return len(v.Value), nil
 	case *types.AttributeValueMemberN:
-		return numberSize(v.Value)
+		if v == nil {
+			return 0, errNilValue
+		}
+		return numberSize(v.Value), nil
 	case *types.AttributeValueMemberB:
-		return len(v.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
+		if v == nil {
+			return 0, errNilValue
+		}
+		return len(v.Value), nil
+	case *types.AttributeValueMemberBOOL:
+		if v == nil {
+			return 0, errNilValue
+		}
+		return 1, nil
+	case *types.AttributeValueMemberNULL:
+		if v == nil {
+			return 0, errNilValue
+		}
+		return 1, nil
 	case *types.AttributeValueMemberSS:
+		if v == nil {
+			return 0, errNilValue
+		}
 		n := 0
 		for _, s := range v.Value {
 			n += len(s)
 		}
-		return n
+		return n, nil
 	case *types.AttributeValueMemberNS:
+		if v == nil {
+			return 0, errNilValue
+		}
 		n := 0
 		for _, s := range v.Value {
 			n += numberSize(s)
 		}
-		return n
+		return n, nil
 	case *types.AttributeValueMemberBS:
+		if v == nil {
+			return 0, errNilValue
+		}
 		n := 0
 		for _, b := range v.Value {
 			n += len(b)
 		}
-		return n
+		return n, nil
 	case *types.AttributeValueMemberM:
+		if v == nil {
+			return 0, errNilValue
+		}
 		n := 3
+		var err error
 		for name, e := range v.Value {
-			n += len(name) + attrSize(e) + 1
+			size, ee := valueSize(e)
+			n += len(name) + size + 1
+			err = cmpOr(err, ee)
 		}
-		return n
+		return n, err
 	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += attrSize(e) + 1
+		if v == nil {
+			return 0, errNilValue
 		}
-		return n
+		n := 3
+		var err error
+		for _, e := range v.Value {
+			size, ee := valueSize(e)
+			n += size + 1
+			err = cmpOr(err, ee)
+		}
+		return n, err
+	case nil:
+		return 0, errNilValue
 	}
-	return 0
+	return 0, fmt.Errorf("%w %T", errUnknownValue, av)
 }
 
 // decimal is a parsed DynamoDB number: value = (-1)^neg × digits × 10^exp,
@@ -226,26 +287,82 @@ func WriteUnits(size int) int {
 
 // ItemWriteUnits is the write units a put of item consumes in the table and
 // in every index of indexes the item appears in (it has the index's partition
-// key and, if the index has one, its sort key). Index writes are counted at
-// the full item size, which is exact for projection ALL and an upper bound
-// otherwise.
-func ItemWriteUnits(item map[string]types.AttributeValue, indexes []Index) int {
-	return WriteUnits(ItemSize(item)) * (1 + indexesOf(item, indexes))
-}
-
-// indexesOf counts the indexes an item appears in.
-func indexesOf(item map[string]types.AttributeValue, indexes []Index) int {
-	n := 0
+// key and, if the index has one, its sort key). A write to an index costs
+// by the size of the index entry (IndexEntrySize): the whole item for
+// projection ALL, less for KEYS_ONLY and INCLUDE. tableKeys names the
+// table's key attributes, which every index entry carries.
+func ItemWriteUnits(item map[string]types.AttributeValue, indexes []Index, tableKeys ...string) int {
+	size := ItemSize(item)
+	n := WriteUnits(size)
 	for _, ix := range indexes {
-		if _, ok := item[ix.PartitionKey]; !ok {
-			continue
+		if entry, ok := IndexEntrySize(item, size, ix, tableKeys...); ok {
+			n += WriteUnits(entry)
 		}
-		if ix.SortKey != "" {
-			if _, ok := item[ix.SortKey]; !ok {
-				continue
-			}
-		}
-		n++
 	}
 	return n
 }
+
+// itemWriteUnits is ItemWriteUnits with the item's size known.
+func itemWriteUnits(item map[string]types.AttributeValue, size int, cfg Config) int {
+	n := WriteUnits(size)
+	for _, ix := range cfg.Indexes {
+		if entry, ok := IndexEntrySize(item, size, ix, cfg.PartitionKey, cfg.SortKey); ok {
+			n += WriteUnits(entry)
+		}
+	}
+	return n
+}
+
+// InIndex reports whether an item appears in an index: it has the index's
+// partition key and, if the index has one, its sort key.
+func InIndex(item map[string]types.AttributeValue, ix Index) bool {
+	if _, ok := item[ix.PartitionKey]; !ok {
+		return false
+	}
+	if ix.SortKey != "" {
+		if _, ok := item[ix.SortKey]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// IndexEntrySize is the size of an item's entry in an index (false when
+// the item is not in it), by DynamoDB's rules: the whole item (size) for
+// projection ALL; otherwise the table's and the index's key attributes
+// plus, for INCLUDE, the projected attributes the item has. Storage adds
+// IndexOverheadBytes per entry; write units do not.
+func IndexEntrySize(item map[string]types.AttributeValue, size int, ix Index, tableKeys ...string) (int, bool) {
+	if !InIndex(item, ix) {
+		return 0, false
+	}
+	if ix.Projection == "" || ix.Projection == types.ProjectionTypeAll {
+		return size, true
+	}
+	n := 0
+	seen := make(map[string]bool, len(tableKeys)+2+len(ix.NonKeyAttributes))
+	add := func(name string) {
+		if name == "" || seen[name] {
+			return
+		}
+		seen[name] = true
+		if av, ok := item[name]; ok {
+			n += len(name) + attrSize(av)
+		}
+	}
+	for _, k := range tableKeys {
+		add(k)
+	}
+	add(ix.PartitionKey)
+	add(ix.SortKey)
+	if ix.Projection == types.ProjectionTypeInclude {
+		for _, a := range ix.NonKeyAttributes {
+			add(a)
+		}
+	}
+	return n, true
+}
+
+// IndexOverheadBytes is what DynamoDB adds to every item, and to every
+// index entry, for storage.
+const IndexOverheadBytes = 100

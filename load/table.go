@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,16 +28,17 @@ var ErrTableMismatch = errors.New("load: existing table does not match the mappi
 const tableWait = 5 * time.Minute
 
 // EnsureTable creates cfg.Table if it does not exist: the partition key, the
-// sort key if any, and every index of cfg.Indexes, all keys of type S,
-// on-demand billing, indexes projecting ALL; then waits until it is ACTIVE.
-// If the table exists, it checks that its key schema and indexes match cfg
-// and explains every difference if not, then waits until it is ACTIVE.
+// sort key if any, and every index of cfg.Indexes (global and local), with
+// the key types and projections cfg gives (S and ALL by default), on-demand
+// billing; then waits until it is ACTIVE. If the table exists, it checks it
+// with InspectTable and explains every way it cannot serve cfg (an error
+// wrapping ErrTableMismatch), then waits until it is ACTIVE.
 func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	desc, err := describeTable(ctx, client, cfg.Table)
+	desc, err := describe(ctx, client, cfg.Table)
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 		switch {
 		case errors.As(err, &inUse):
 			// Created concurrently: check it like an existing one.
-			if desc, err = describeTable(ctx, client, cfg.Table); err != nil {
+			if desc, err = describe(ctx, client, cfg.Table); err != nil {
 				return err
 			}
 		case err != nil:
@@ -57,7 +58,10 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 		}
 	}
 	if desc != nil {
-		if err := checkTable(cfg, desc); err != nil {
+		check := InspectTable(cfg, desc)
+		// Waiting below resolves a table or index that is not ACTIVE yet.
+		check.Problems = slices.DeleteFunc(check.Problems, func(p TableProblem) bool { return p.Pending })
+		if err := check.Err(); err != nil {
 			return err
 		}
 		if desc.TableStatus == types.TableStatusActive && indexesActive(desc) {
@@ -74,21 +78,6 @@ func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
 	return nil
 }
 
-// describeTable returns nil, nil when the table does not exist.
-func describeTable(ctx context.Context, client TableAPI, table string) (*types.TableDescription, error) {
-	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var nf *types.ResourceNotFoundException
-	switch {
-	case errors.As(err, &nf):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("load: describe table %q: %w", table, err)
-	case out.Table == nil:
-		return nil, fmt.Errorf("load: describe table %q: empty answer", table)
-	}
-	return out.Table, nil
-}
-
 func indexesActive(t *types.TableDescription) bool {
 	for _, ix := range t.GlobalSecondaryIndexes {
 		if ix.IndexStatus != types.IndexStatusActive {
@@ -101,31 +90,57 @@ func indexesActive(t *types.TableDescription) bool {
 func createTableInput(cfg Config) *dynamodb.CreateTableInput {
 	var defs []types.AttributeDefinition
 	seen := map[string]bool{}
-	def := func(name string) {
+	def := func(name string, typ types.ScalarAttributeType) {
 		if name == "" || seen[name] {
 			return
 		}
 		seen[name] = true
-		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: types.ScalarAttributeTypeS})
+		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: keyType(typ)})
 	}
-	def(cfg.PartitionKey)
-	def(cfg.SortKey)
+	def(cfg.PartitionKey, cfg.PartitionKeyType)
+	def(cfg.SortKey, cfg.SortKeyType)
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(cfg.Table),
 		KeySchema:   keySchema(cfg.PartitionKey, cfg.SortKey),
 		BillingMode: types.BillingModePayPerRequest,
 	}
 	for _, ix := range cfg.Indexes {
-		def(ix.PartitionKey)
-		def(ix.SortKey)
+		def(ix.PartitionKey, ix.PartitionKeyType)
+		def(ix.SortKey, ix.SortKeyType)
+		if ix.Local {
+			in.LocalSecondaryIndexes = append(in.LocalSecondaryIndexes, types.LocalSecondaryIndex{
+				IndexName:  aws.String(ix.Name),
+				KeySchema:  keySchema(cfg.PartitionKey, ix.SortKey),
+				Projection: projection(ix),
+			})
+			continue
+		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
 			KeySchema:  keySchema(ix.PartitionKey, ix.SortKey),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: projection(ix),
 		})
 	}
 	in.AttributeDefinitions = defs
 	return in
+}
+
+// keyType is a key attribute's type, S when unset.
+func keyType(t types.ScalarAttributeType) types.ScalarAttributeType {
+	if t == "" {
+		return types.ScalarAttributeTypeS
+	}
+	return t
+}
+
+func projection(ix Index) *types.Projection {
+	switch ix.Projection {
+	case "", types.ProjectionTypeAll:
+		return &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	case types.ProjectionTypeInclude:
+		return &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: ix.NonKeyAttributes}
+	}
+	return &types.Projection{ProjectionType: ix.Projection}
 }
 
 func keySchema(pk, sk string) []types.KeySchemaElement {
@@ -149,60 +164,25 @@ func keysOf(ks []types.KeySchemaElement) (pk, sk string) {
 	return pk, sk
 }
 
-// checkTable lists every difference between an existing table and cfg.
-func checkTable(cfg Config, t *types.TableDescription) error {
-	var diffs []string
-	attrTypes := map[string]types.ScalarAttributeType{}
-	for _, d := range t.AttributeDefinitions {
-		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
+func typeWord(t types.ScalarAttributeType) string {
+	switch t {
+	case types.ScalarAttributeTypeN:
+		return "numbers (N)"
+	case types.ScalarAttributeTypeB:
+		return "binary (B)"
 	}
-	checkType := func(what, name string) {
-		if typ, ok := attrTypes[name]; ok && typ != types.ScalarAttributeTypeS {
-			diffs = append(diffs, fmt.Sprintf("%s %q has type %s, the mapping writes strings (S)", what, name, typ))
-		}
-	}
-	compare := func(what string, wantPK, wantSK string, ks []types.KeySchemaElement) {
-		pk, sk := keysOf(ks)
-		if pk != wantPK {
-			diffs = append(diffs, fmt.Sprintf("%s partition key is %q, the mapping uses %q", what, pk, wantPK))
-		} else {
-			checkType(what+" partition key", pk)
-		}
-		switch {
-		case sk == wantSK:
-			if sk != "" {
-				checkType(what+" sort key", sk)
-			}
-		case sk == "":
-			diffs = append(diffs, fmt.Sprintf("%s has no sort key, the mapping uses %q", what, wantSK))
-		case wantSK == "":
-			diffs = append(diffs, fmt.Sprintf("%s sort key is %q, the mapping uses none", what, sk))
-		default:
-			diffs = append(diffs, fmt.Sprintf("%s sort key is %q, the mapping uses %q", what, sk, wantSK))
-		}
-	}
-	compare("table", cfg.PartitionKey, cfg.SortKey, t.KeySchema)
-	existing := map[string][]types.KeySchemaElement{}
-	for _, ix := range t.GlobalSecondaryIndexes {
-		existing[aws.ToString(ix.IndexName)] = ix.KeySchema
-	}
-	for _, ix := range cfg.Indexes {
-		ks, ok := existing[ix.Name]
-		if !ok {
-			diffs = append(diffs, fmt.Sprintf("index %q is missing", ix.Name))
-			continue
-		}
-		compare("index "+ix.Name, ix.PartitionKey, ix.SortKey, ks)
-	}
-	if len(diffs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: table %q: %s", ErrTableMismatch, cfg.Table, strings.Join(diffs, "; "))
+	return "strings (S)"
 }
 
-// CheckTable reports every difference between an existing table's
-// description and cfg's keys and indexes, as one error wrapping
-// ErrTableMismatch, or nil.
+// CheckTable reports every way an existing table cannot serve cfg (see
+// InspectTable), as one *TableMismatchError wrapping ErrTableMismatch, or
+// nil.
 func CheckTable(cfg Config, t *types.TableDescription) error {
-	return checkTable(cfg.WithDefaults(), t)
+	return InspectTable(cfg.WithDefaults(), t).Err()
+}
+
+// CreateTableInput is the request EnsureTable sends to create cfg.Table:
+// what --create-table creates, for plans to show.
+func CreateTableInput(cfg Config) *dynamodb.CreateTableInput {
+	return createTableInput(cfg.WithDefaults())
 }

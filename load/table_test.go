@@ -128,14 +128,14 @@ func TestEnsureTableExisting(t *testing.T) {
 			d.GlobalSecondaryIndexes = d.GlobalSecondaryIndexes[:1]
 			d.GlobalSecondaryIndexes[0].KeySchema = keySchema("GSI1PK", "other")
 		}), []string{
-			`partition key is "id", the mapping uses "PK"`,
-			`table has no sort key, the mapping uses "SK"`,
-			`index GSI1 sort key is "other", the mapping uses "GSI1SK"`,
-			`index "Inverse" is missing`,
+			`the table's partition key is "id" but the mapping needs "PK" (S)`,
+			`the table has no sort key but the mapping needs "SK" (S)`,
+			`index GSI1's sort key is "other" but the mapping needs "GSI1SK" (S)`,
+			`index Inverse does not exist but the mapping needs it`,
 		}},
 		{"number key", desc(func(d *types.TableDescription) {
 			d.AttributeDefinitions[0].AttributeType = types.ScalarAttributeTypeN
-		}), []string{`table partition key "PK" has type N`}},
+		}), []string{`the table's partition key "PK" has type N but the mapping writes strings (S)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,11 +33,10 @@ type Writer struct {
 	clk      clock
 	backoff  backoff
 	limiter  *limiter
-	dedupe   *dedupe
+	checks   itemChecks
 	seed     maphash.Seed
-	unique   map[string]bool // Config.UniqueEntities
-	envelope []byte          // {"RequestItems":{"<table>":[
-	slab     []byte          // holds the encoded requests of accepted items
+	envelope []byte // {"RequestItems":{"<table>":[
+	slab     []byte // holds the encoded requests of accepted items
 	scratch  []byte
 
 	running atomic.Bool
@@ -57,19 +56,15 @@ func NewWriter(client BatchWriter, cfg Config) (*Writer, error) {
 }
 
 func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
-	d := newDedupe(cfg.RecentKeys)
+	checks := newItemChecks(cfg)
 	w := &Writer{
 		client:  client,
 		cfg:     cfg,
 		clk:     clk,
 		backoff: newBackoff(cfg.RetryBaseDelay, cfg.RetryMaxDelay),
 		limiter: newLimiter(clk, cfg.Logger, cfg.MaxWCU, cfg.MinWCU),
-		dedupe:  d,
-		seed:    d.seed,
-		unique:  map[string]bool{},
-	}
-	for _, e := range cfg.UniqueEntities {
-		w.unique[e] = true
+		checks:  checks,
+		seed:    checks.dedupe.seed,
 	}
 	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
 	return w
@@ -92,10 +87,12 @@ func (p *pending) wire() int { return len(p.req) + 1 }
 
 // run is the state of one Write call.
 type run struct {
-	w      *Writer
-	tally  *tally
-	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
+	w       *Writer
+	tally   *tally
+	cancel  context.CancelCauseFunc
+	wg      sync.WaitGroup
+	slots   chan struct{} // Concurrency of them: a batch holds one to be sent
+	backing chan struct{} // batches backing off without a slot
 
 	mu        sync.Mutex
 	fatal     error
@@ -117,7 +114,9 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 	defer w.running.Store(false)
 
 	start := w.clk.Now()
-	r := &run{w: w, tally: newTally()}
+	r := &run{w: w, tally: newTally(),
+		slots:   make(chan struct{}, w.cfg.Concurrency),
+		backing: make(chan struct{}, backoffFactor*w.cfg.Concurrency)}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
 	defer cancel(nil)
@@ -131,9 +130,11 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 }
 
 // dispatch reads items into the window and hands batches to at most
-// Concurrency goroutines. A batch is formed when a goroutine is free and the
-// window is full, the input is closed, or the input has been idle for
-// Linger (so a producer that waits for acknowledgements is never stuck).
+// Concurrency goroutines at a time (a batch backing off before a retry
+// gives its slot up, see send). A batch is formed when a goroutine is free
+// and the window is full, the input is closed, or the input has been idle
+// for Linger (so a producer that waits for acknowledgements is never
+// stuck).
 func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	cfg := r.w.cfg
 	// Sorted input makes items wait about one window's worth of sends
@@ -142,19 +143,34 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	win := window{maxWait: 4 * uint64(cfg.Window)}
 	// Concurrency workers send the batches. They live as long as the
 	// Write: a goroutine per batch would grow a new stack through the
-	// SDK's deep call chain every time.
+	// SDK's deep call chain every time. A batch backing off before a
+	// retry gives its slot up (see backOff), but not its worker: a batch
+	// that finds no idle worker then gets a goroutine of its own.
+	slots := r.slots
 	work := make(chan []*pending)
-	done := make(chan struct{}, cfg.Concurrency)
+	var waiting atomic.Int64 // idle workers, counted before their slot is free
 	for range cfg.Concurrency {
 		r.wg.Go(func() {
+			waiting.Add(1)
 			for batch := range work {
 				r.writeBatch(ctx, batch)
-				done <- struct{}{}
+				waiting.Add(1)
+				<-slots
 			}
 		})
 	}
 	defer close(work)
-	free := cfg.Concurrency
+	start := func(batch []*pending) {
+		if waiting.Load() > 0 {
+			waiting.Add(-1)
+			work <- batch // an idle worker takes it at once
+			return
+		}
+		r.wg.Go(func() {
+			defer func() { <-slots }()
+			r.writeBatch(ctx, batch)
+		})
+	}
 	// Idleness is seen by a ticker and a count of items received rather
 	// than a timer reset for every item: input is idle once a tick saw no
 	// item since the one before (between Linger and twice that).
@@ -169,22 +185,34 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 	lastSend := time.Now()
 	maxBytes := MaxBatchBytes - len(r.w.envelope) - len("]}}")
 
+	send := func() {
+		batch := win.next(MaxBatchItems, maxBytes)
+		flush = max(0, flush-1)
+		lastSend = time.Now()
+		start(batch)
+	}
+
 	for !closed || win.n > 0 {
 		full := win.n >= cfg.Window || win.bytes >= cfg.WindowBytes
-		if free > 0 && win.n > 0 && (full || closed || idle || flush > 0) {
+		ready := win.n > 0 && (full || closed || idle || flush > 0)
+		if ready {
 			if ctx.Err() != nil {
 				return
 			}
-			batch := win.next(MaxBatchItems, maxBytes)
-			flush = max(0, flush-1)
-			lastSend = time.Now()
-			free--
-			work <- batch // a worker is free: it takes the batch at once
-			continue
+			select { // a slot is free most of the time: no need to wait on five
+			case slots <- struct{}{}:
+				send()
+				continue
+			default:
+			}
 		}
 		var recv <-chan Item
 		if !closed && !full {
 			recv = items
+		}
+		var slot chan<- struct{}
+		if ready {
+			slot = slots
 		}
 		select {
 		case <-ctx.Done():
@@ -214,8 +242,8 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 				}
 				break
 			}
-		case <-done:
-			free++
+		case slot <- struct{}{}:
+			send()
 		case <-linger.C:
 			idle = received == seen
 			seen = received
@@ -234,61 +262,38 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 // fills nor idles.
 const staleFactor = 10
 
+// backoffFactor × Concurrency batches may back off before a retry without
+// holding a slot, so that unlucky batches do not stall the writer: with 30%
+// of calls failing, a batch spends about ten times as long backing off as
+// in calls. Beyond that, a batch backs off in its slot. (The rate limiter,
+// not this bound, keeps what is sent within what DynamoDB takes.)
+const backoffFactor = 16
+
 // accept checks an item and buffers it, or records a row error. It walks
 // the item's attributes once: encoding its request, which also measures
-// its size and finds nil values (encode.go); the key checks look up a few
-// attributes.
+// its size and finds nil values (encode.go); the checks (itemChecks, a
+// Checker's too) look up a few attributes.
 func (r *run) accept(win *window, it Item) {
-	w, cfg := r.w, r.w.cfg
-	if len(it.Attrs) == 0 {
-		r.itemError(it, &ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey})
-		return
+	w := r.w
+	var req []byte
+	var size int
+	var err error
+	if len(it.Attrs) > 0 {
+		req, size, err = w.encode(it)
 	}
-	req, size, err := w.encode(it)
+	key, ie, skip := w.checks.check(it, size, err)
 	switch {
-	case errors.Is(err, errNilValue):
-		r.itemError(it, &ItemError{Origin: it.Origin, Key: w.displayKey(it), Reason: fmt.Sprintf("attribute %q has no value (nil)", nilAttr(it.Attrs)), Err: ErrInvalidItem})
+	case ie != nil:
+		r.itemError(it, ie)
 		return
-	case err != nil:
-		r.itemError(it, &ItemError{Origin: it.Origin, Key: w.displayKey(it), Reason: err.Error(), Err: ErrInvalidItem})
-		return
-	}
-	if reason, err := w.checkKeys(it); err != nil {
-		r.itemError(it, &ItemError{Origin: it.Origin, Key: w.displayKey(it), Reason: reason, Err: err})
-		return
-	}
-	if size > MaxItemSize {
-		r.itemError(it, &ItemError{
-			Origin: it.Origin, Key: w.displayKey(it), Err: ErrItemTooLarge,
-			Reason: fmt.Sprintf("item is %d bytes, over DynamoDB's 400 KB (%d-byte) item limit", size, MaxItemSize),
-		})
-		return
-	}
-	p := &pending{item: it, pkHash: w.pkHash(it.Attrs), wcu: WriteUnits(size) * (1 + indexesOf(it.Attrs, cfg.Indexes))}
-	if !w.unique[it.Origin.Entity] {
-		switch state, first := w.dedupe.add(w.key(p), it.Origin, cfg.RecentKeys); state {
-		case dupConfirmed:
-			if cfg.OnDuplicate == OnDuplicateSkip {
-				r.tally.update(func(s *Stats) { s.Duplicates++ })
-				cfg.Logger.Warn("load: skipping duplicate key", "key", w.displayKey(it), "origin", it.Origin.String(), "first", first.String())
-				if it.Ack != nil {
-					it.Ack()
-				}
-				return
-			}
-			r.itemError(it, &ItemError{
-				Origin: it.Origin, Key: w.displayKey(it), Err: ErrDuplicateKey,
-				Reason: fmt.Sprintf("duplicate key: %s has the same key; two items of one run must not share a primary key (check the mapping's key templates)", first),
-			})
-			return
-		case dupUnconfirmed:
-			r.itemError(it, &ItemError{
-				Origin: it.Origin, Key: w.displayKey(it), Err: ErrDuplicateKey,
-				Reason: fmt.Sprintf("duplicate key: an earlier item of this run had the same key, but it is no longer among the %d recent keys kept to name it", cfg.RecentKeys),
-			})
-			return
+	case skip:
+		r.tally.update(func(s *Stats) { s.Duplicates++ })
+		if it.Ack != nil {
+			it.Ack()
 		}
+		return
 	}
+	p := &pending{item: it, key: key, pkHash: w.pkHash(it.Attrs), wcu: itemWriteUnits(it.Attrs, size, w.cfg)}
 	p.req = w.keep(req)
 	win.push(p)
 }
@@ -321,30 +326,6 @@ func (w *Writer) keep(req []byte) []byte {
 	start := len(w.slab)
 	w.slab = append(w.slab, req...)
 	return w.slab[start:len(w.slab):len(w.slab)]
-}
-
-// checkKeys checks the table's and the indexes' key attributes of an item.
-func (w *Writer) checkKeys(it Item) (string, error) {
-	cfg := w.cfg
-	if reason, err := checkKeyAttr(it.Attrs, cfg.PartitionKey, "", "partition key", MaxPartitionKeyBytes, true); err != nil {
-		return reason, err
-	}
-	if cfg.SortKey != "" {
-		if reason, err := checkKeyAttr(it.Attrs, cfg.SortKey, "", "sort key", MaxSortKeyBytes, true); err != nil {
-			return reason, err
-		}
-	}
-	for _, ix := range cfg.Indexes {
-		if reason, err := checkKeyAttr(it.Attrs, ix.PartitionKey, ix.Name, "partition key", MaxPartitionKeyBytes, false); err != nil {
-			return reason, err
-		}
-		if ix.SortKey != "" {
-			if reason, err := checkKeyAttr(it.Attrs, ix.SortKey, ix.Name, "sort key", MaxSortKeyBytes, false); err != nil {
-				return reason, err
-			}
-		}
-	}
-	return "", nil
 }
 
 // key returns the canonical primary key of p's item, computed once.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -324,6 +325,44 @@ func TestWriteMaxBatchElapsed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// MaxBatchElapsed is wall time since the batch was first sent: waiting for
+// the rate limiter counts too (a run with 15s once gave up after 77 s).
+func TestWriteMaxBatchElapsedCountsRateWaits(t *testing.T) {
+	t.Parallel()
+	const limit = 15 * time.Second
+	b := setup(t, withFakeClock(), withConfig(func(c *Config) {
+		c.MaxBatchElapsed = limit
+		c.MaxWCU, c.MinWCU = 25, 1 // a throttled table soon paces the writer at 1 WCU/s: a 25-unit batch waits 25 s
+		c.RetryBaseDelay, c.RetryMaxDelay = 50*time.Millisecond, time.Second
+	}))
+	var mu sync.Mutex
+	var first time.Time
+	b.fake.batchWriteItem = func(context.Context, int, []types.WriteRequest) ([]types.WriteRequest, error) {
+		mu.Lock()
+		if first.IsZero() {
+			first = b.clock.Now()
+		}
+		mu.Unlock()
+		return nil, &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}
+	}
+	_, err := b.writer.Write(context.Background(), feed(numbered(25, 25)...))
+	if !errors.Is(err, ErrBatchTimeout) {
+		t.Fatalf("err = %v, want ErrBatchTimeout", err)
+	}
+	mu.Lock()
+	elapsed := b.clock.Now().Sub(first)
+	mu.Unlock()
+	if elapsed > limit {
+		t.Errorf("gave up %v after the batch was first sent, more than MaxBatchElapsed %v", elapsed, limit)
+	}
+	if elapsed < limit-time.Second {
+		t.Errorf("gave up after %v, well before MaxBatchElapsed %v", elapsed, limit)
+	}
+	if !strings.Contains(err.Error(), "write rate") {
+		t.Errorf("error does not say the write rate held the batch back: %v", err)
 	}
 }
 

@@ -18,6 +18,7 @@ func Check(m *Mapping, cat *Catalog) Diagnostics {
 		checkEntity(r, m, e, cat)
 	}
 	checkCollisions(r, m)
+	checkPatterns(r, m, cat)
 	if len(r.diags) == 0 {
 		return nil
 	}
@@ -30,38 +31,25 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 		return
 	}
 	column := func(name string, p Pos, what string) *Column { return tableColumn(r, t, name, p, what) }
-	checkKey := func(tpl *Template, what string, shard bool) {
-		if tpl == nil {
-			return
-		}
-		for _, part := range tpl.Parts {
-			if part.Column == "" || (shard && part.Column == ShardPlaceholder) {
-				continue
-			}
-			p := offsetInTemplate(tpl, part)
-			c := column(part.Column, p, what)
-			if c == nil {
-				continue
-			}
-			if !c.Type.Kind.KeyUsable() {
-				r.errorf(p, "%s: column %q has type %s, which has no sortable text form for a key", what, part.Column, c.Type.Name)
-			}
-			if part.Width > 0 && c.Type.Kind != pgkind.Int {
-				r.errorf(p, "%s: zero-padding {%s:%d} applies to integer columns; %q is %s", what, part.Column, part.Width, part.Column, c.Type.Name)
-			}
-		}
-	}
-	checkKey(e.PK, e.Name+" key.pk", false)
-	checkKey(e.SK, e.Name+" key.sk", false)
+	rr := &refResolver{r: r, m: m, e: e, t: t, cat: cat, used: map[*Copy]bool{}}
+	rr.checkTemplate(e.PK, e.Name+" key.pk", m.PartitionKeyType, false)
+	rr.checkTemplate(e.SK, e.Name+" key.sk", m.SortKeyType, false)
+	rr.checkCondition(e.Where, e.Name+" where")
 	for _, ei := range e.Indexes {
-		checkKey(ei.PK, e.Name+" index "+ei.Index+" pk", ei.Shard != nil)
-		checkKey(ei.SK, e.Name+" index "+ei.Index+" sk", ei.Shard != nil)
+		pkType, skType := KeyString, KeyString
+		if ix := m.index(ei.Index); ix != nil {
+			pkType, skType = ix.PartitionKeyType, ix.SortKeyType
+		}
+		rr.checkTemplate(ei.PK, e.Name+" index "+ei.Index+" pk", pkType, ei.Shard != nil)
+		rr.checkTemplate(ei.SK, e.Name+" index "+ei.Index+" sk", skType, ei.Shard != nil)
+		rr.checkCondition(ei.Where, e.Name+" index "+ei.Index+" where")
 		if sh := ei.Shard; sh != nil && sh.By != "" {
 			if c := column(sh.By, sh.ByPos, e.Name+" index "+ei.Index+" shard by"); c != nil && !c.Type.Kind.KeyUsable() {
 				r.errorf(sh.ByPos, "%s index %s shard by: column %q has type %s, which cannot be hashed stably", e.Name, ei.Index, sh.By, c.Type.Name)
 			}
 		}
 	}
+	rr.checkCopiesUsed()
 	names := attributeNames(r, m, e, t)
 	for _, em := range e.Embeds {
 		checkEmbed(r, m, e, t, em, cat)
@@ -75,7 +63,7 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 		r.errorf(e.FromPos, "table %s.%s has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed", t.Schema, t.Name)
 	} else if e.PK != nil && (m.SortKey == "" || e.SK != nil) {
 		used := map[string]bool{}
-		for _, c := range append(e.PK.Columns(), skColumns(e)...) {
+		for _, c := range append(e.PK.OwnColumns(), skColumns(e)...) {
 			used[c] = true
 		}
 		if !coversUnique(t, used) {
@@ -222,6 +210,12 @@ func checkCopy(r *reporter, e *Entity, from *Table, cp *Copy, cat *Catalog, name
 		r.errorf(cp.Join[0].Pos, "%s: the join does not match a unique key of %s.%s, so a row could have several parents to copy from", what, parent.Schema, parent.Name)
 	}
 	checkAttrs(r, what, parent, cp.Attributes, nil)
+	if cp.Into != "" {
+		// The copy is one map attribute; its attributes are checked
+		// against each other inside it.
+		names.add(r, cp.Into, cp.IntoPos, "copy into")
+		names = &attrNames{entity: e.Name + " " + cp.Into, seen: map[string]string{}}
+	}
 	for _, a := range cp.Attributes {
 		names.add(r, a.Name, a.Pos, "copied")
 	}
@@ -234,7 +228,7 @@ func skColumns(e *Entity) []string {
 	if e.SK == nil {
 		return nil
 	}
-	return e.SK.Columns()
+	return e.SK.OwnColumns()
 }
 
 // coversUnique reports whether the used columns include every column of

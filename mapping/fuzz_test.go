@@ -13,6 +13,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(header + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n"))
 	f.Add([]byte("table: [\n"))
 	f.Add([]byte("entities: {A: {embed: {x: {max: 0}}, copy: [{}], index: {G: {shard: {count: auto}}}}}"))
+	f.Add([]byte("table: Orders\nkeys: { partition: PK, sort: { name: SK, type: N } }\nindexes:\n  LSI1: { local: true, sort: LS, projection: KEYS_ONLY }\n  GSI1: { partition: { name: GP, type: B }, projection: { include: [n] } }\n" +
+		"entities:\n  O:\n    from: orders\n    where: \"total > 0 AND customer_id IN (1, 2)\"\n    key: { pk: 'O#{\"order_id\"|signed:5}', sk: \"{order_id}\" }\n    copy: [{ from: customers, join: { customer_id: customer_id }, into: c, attributes: { n: name } }]\n" +
+		"    index: { LSI1: { sk: \"{c.name|lower}\" }, GSI1: { pk: X, empty: absent, where: c.email IS NULL } }\n" +
+		"accessPatterns:\n  p:\n    params: { id: orders.order_id }\n    query: { index: LSI1, pk: \"O#{id|signed:5}\", sk: { begins_with: a } }\n    sql: SELECT @id\n"))
 	cat := testCatalog()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := mapping.Parse("f.yaml", data)

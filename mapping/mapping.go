@@ -15,6 +15,9 @@ type Mapping struct {
 	Table        string // target DynamoDB table
 	PartitionKey string // attribute name of the table's partition key, e.g. "PK"
 	SortKey      string // attribute name of the sort key, e.g. "SK"; "" when the table has none
+	// PartitionKeyType and SortKeyType are the key attributes' DynamoDB
+	// types: S (default), N or B.
+	PartitionKeyType, SortKeyType KeyType
 	// EntityAttribute is the attribute that records each item's entity name,
 	// so that items of different types can be told apart in the table.
 	EntityAttribute string
@@ -25,16 +28,50 @@ type Mapping struct {
 
 	Indexes  []*Index
 	Entities []*Entity
+	// AccessPatterns are the questions the table is designed to answer,
+	// each with its DynamoDB operation and the same question in SQL.
+	AccessPatterns []*AccessPattern
 
 	Pos Pos
 }
 
-// Index is a global secondary index declared for the target table.
+// KeyType is the DynamoDB type of a key attribute.
+type KeyType string
+
+const (
+	KeyString KeyType = "S"
+	KeyNumber KeyType = "N"
+	KeyBinary KeyType = "B"
+)
+
+// Index is a secondary index declared for the target table: global (its
+// own partition key) or local (Local: the table's partition key, its own
+// sort key; it must be created with the table).
 type Index struct {
 	Name         string
-	PartitionKey string
+	Local        bool
+	PartitionKey string // for a local index, the table's partition key
 	SortKey      string // "" when the index has no sort key
-	Pos          Pos
+	// PartitionKeyType and SortKeyType are S, N or B.
+	PartitionKeyType, SortKeyType KeyType
+	Projection                    Projection
+	Pos                           Pos
+}
+
+// ProjectionType says which attributes an index copies from the table.
+type ProjectionType string
+
+const (
+	ProjectAll      ProjectionType = "ALL"       // every attribute (default)
+	ProjectKeysOnly ProjectionType = "KEYS_ONLY" // the table's and the index's keys
+	ProjectInclude  ProjectionType = "INCLUDE"   // the keys and NonKeyAttributes
+)
+
+// Projection is an index's projection.
+type Projection struct {
+	Type             ProjectionType
+	NonKeyAttributes []Ref // INCLUDE only
+	Pos              Pos
 }
 
 // Entity produces one item per row of its source table.
@@ -52,6 +89,8 @@ type Entity struct {
 	Indexes    []*EntityIndex
 	Embeds     []*Embed // child rows as one complex attribute (rule 1)
 	Copies     []*Copy  // parent columns duplicated onto the item (rule 2)
+	// Where keeps the entity to the rows it holds for; nil = every row.
+	Where *Condition
 
 	Pos, FromPos Pos
 }
@@ -87,14 +126,29 @@ type Embed struct {
 // match a unique key of the parent) onto each item; nested Copies follow
 // further foreign-key hops from that parent. A row without a parent gets no
 // copied attributes.
+//
+// Into puts the copied attributes into one map attribute of that name
+// instead of onto the item itself (nested copies land inside it too).
+// Templates and where clauses name a copied column as {into.column}, or
+// {table.column} when the copy has no into.
 type Copy struct {
 	Schema     string
 	From       string
 	Join       []JoinPair
 	Attributes []*Attribute
 	Copies     []*Copy
+	Into       string
 
-	Pos, FromPos Pos
+	Pos, FromPos, IntoPos Pos
+}
+
+// Name is how templates and where clauses refer to the copy: its into, or
+// its table.
+func (c *Copy) Name() string {
+	if c.Into != "" {
+		return c.Into
+	}
+	return c.From
 }
 
 // Shard spreads a hot index partition key over Count partitions: the
@@ -154,12 +208,16 @@ type Attribute struct {
 
 // EntityIndex gives an entity's items the key attributes of one index. An
 // item whose template input is NULL gets no index attributes and so stays out
-// of the index (a sparse index).
+// of the index (a sparse index); so does one whose row fails Where, and,
+// with EmptyAbsent, one whose template input is an empty string or binary.
+// PK is nil for a local index (it shares the table's partition key).
 type EntityIndex struct {
-	Index  string
-	PK, SK *Template
-	Shard  *Shard
-	Pos    Pos
+	Index       string
+	PK, SK      *Template
+	Shard       *Shard
+	Where       *Condition
+	EmptyAbsent bool
+	Pos         Pos
 }
 
 // ShardPlaceholder is the template name for the shard number.

@@ -86,7 +86,7 @@ func TestDiagnostics(t *testing.T) {
 		want  []string
 	}{
 		{"yaml syntax", "table: [\n", false, []string{"m.yaml:1:1: invalid YAML: did not find expected node content"}},
-		{"missing required", "table: T\n", false, []string{
+		{"missing required", "table: Shop\n", false, []string{
 			`m.yaml:1:1: the mapping is missing required field "entities"`,
 			`m.yaml:1:1: the mapping is missing required field "keys"`}},
 		{"unknown top field", header + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\ntabel: X\n", false,
@@ -135,6 +135,30 @@ func TestDiagnostics(t *testing.T) {
 			[]string{`m.yaml:7:3: column "name" of public.customers, selected by attributes: "*", would overwrite the entity attribute: exclude it and select it under another name`}},
 		{"colliding entities", header + "  A: { from: customers, key: { pk: \"X#{customer_id}\", sk: \"S\" } }\n  B: { from: orders, key: { pk: \"X#{order_id}\", sk: \"S\" } }\n", true,
 			[]string{`m.yaml:7:3: entities A (m.yaml:6:3) and B can produce the same item key: make their pk or sk literals differ, e.g. distinct prefixes`}},
+		// Every attribute the tool writes must have a name of its own: an
+		// entity attribute named GSI1PK would put every item in GSI1 under
+		// its entity name, and the run would say nothing.
+		{"entity attribute is an index key", strings.Replace(header, "table: Shop", "table: Shop\nentityAttribute: GSI1PK", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
+			[]string{`m.yaml:2:18: The entity attribute is "GSI1PK", which is already the partition key of index GSI1: the key attributes and the entity attribute each need their own name`}},
+		{"entity attribute is the table key", strings.Replace(header, "table: Shop", "table: Shop\nentityAttribute: PK", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
+			[]string{`m.yaml:2:18: The entity attribute is "PK", which is already the table's partition key: the key attributes and the entity attribute each need their own name`}},
+		// An inverted index on the table's own keys is fine, as long as no
+		// entity writes over them through it.
+		{"inverted index", strings.Replace(header, "GSI1: { partition: GSI1PK, sort: GSI1SK }", "GSI1: { partition: SK, sort: PK }", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false, nil},
+		{"templates for an index on the table keys", strings.Replace(header, "GSI1: { partition: GSI1PK, sort: GSI1SK }", "GSI1: { partition: SK, sort: PK }", 1) + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    index: { GSI1: { pk: \"E#{email}\", sk: X } }\n", false,
+			[]string{`m.yaml:9:14: index GSI1 has the table's own key attribute "SK" as its partition key: the items' table keys are its entries, so C cannot give it templates that would overwrite them`}},
+		{"two indexes share a key", header[:len(header)-len("entities:\n")] + "  GSI2: { partition: GSI2PK, sort: GSI1SK }\nentities:\n  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
+			[]string{`m.yaml:5:36: The sort key of index GSI2 is "GSI1SK", which is already the sort key of index GSI1: the key attributes and the entity attribute each need their own name`}},
+		{"table key named like the default entity attribute", strings.Replace(header, "partition: PK", "partition: _type", 1) + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n", false,
+			[]string{`m.yaml:2:20: The entity attribute (by default) is "_type", which is already the table's partition key: the key attributes and the entity attribute each need their own name`}},
+		{"embed over an index key", header + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    embed: { GSI1SK: { from: orders, join: { customer_id: customer_id }, as: list, max: 5 } }\n", false,
+			[]string{`m.yaml:9:14: embed "GSI1SK" of C would overwrite the sort key of index GSI1`}},
+		{"copied attribute over the entity attribute", header + "  O:\n    from: orders\n    key: { pk: \"O#{order_id}\", sk: S }\n    copy: [ { from: customers, join: { customer_id: customer_id }, attributes: { _type: name } } ]\n", false,
+			[]string{`m.yaml:9:82: copied attribute "_type" of O would overwrite the entity attribute`}},
+		{"embed and attribute share a name", header + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    attributes: { orders: name }\n    embed: { orders: { from: orders, join: { customer_id: customer_id }, as: list, max: 5 } }\n", false,
+			[]string{`m.yaml:10:14: embed "orders" of C is already an attribute of the item`}},
+		{"copied attribute and embed share a name", header + "  O:\n    from: orders\n    key: { pk: \"O#{order_id}\", sk: S }\n    embed: { who: { from: customers, join: { customer_id: customer_id }, as: list, max: 1 } }\n    copy: [ { from: customers, join: { customer_id: customer_id }, copy: [ { from: customers, join: { customer_id: customer_id }, attributes: { who: name } } ] } ]\n", false,
+			[]string{`m.yaml:10:145: copied attribute "who" of O is already an embed of the item`}},
 		{"set of json", header + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    attributes: { m: { column: meta, as: set } }\n", true,
 			[]string{`m.yaml:9:19: C attribute "m": as: set does not apply to a column of type jsonb`}},
 	}

@@ -101,7 +101,7 @@ func (p *parser) parseCopies(n *yaml.Node, schema string) []*Copy {
 	for _, c := range n.Content {
 		cp := &Copy{Schema: schema, Pos: pos(c)}
 		have := map[string]bool{}
-		p.fields(c, "copy", []string{"from", "schema", "join", "attributes", "copy"}, func(key string, _, v *yaml.Node) {
+		p.fields(c, "copy", []string{"from", "schema", "join", "attributes", "copy", "into"}, func(key string, _, v *yaml.Node) {
 			have[key] = true
 			switch key {
 			case "from":
@@ -119,12 +119,15 @@ func (p *parser) parseCopies(n *yaml.Node, schema string) []*Copy {
 				cp.Attributes = attrs
 			case "copy":
 				cp.Copies = p.parseCopies(v, cp.Schema)
+			case "into":
+				cp.Into, _ = p.name(v, "into")
+				cp.IntoPos = pos(v)
 			}
 		})
 		if c.Kind == yaml.MappingNode {
 			p.required(c, "copy", have, "from", "join")
-			if !have["attributes"] && !have["copy"] {
-				p.r.errorf(pos(c), "copy from %s copies nothing: add attributes (or a nested copy)", cp.From)
+			if !have["attributes"] && !have["copy"] && have["into"] {
+				p.r.errorf(pos(c), "copy from %s into %s copies nothing: add attributes (or a nested copy)", cp.From, cp.Into)
 			}
 		}
 		out = append(out, cp)

@@ -100,8 +100,13 @@ func proveEntity(m *Mapping, e *Entity, cat *Catalog) EntityKeyProof {
 		if !readable(tpl, m.Separator) {
 			return no("in %q two placeholders meet without the separator %q between them, so different values could make the same key", tpl.Raw, m.Separator)
 		}
-		for _, c := range tpl.Columns() {
-			used[c] = true
+		for _, part := range tpl.Parts {
+			// A value function (lower, year, ...) may give two values one
+			// text, and a copied column is another table's: neither
+			// makes a key unique.
+			if part.Column != "" && len(part.Funcs) == 0 && len(part.Path) == 0 {
+				used[part.Column] = true
+			}
 		}
 	}
 	for _, u := range t.Unique {
@@ -168,7 +173,7 @@ func templatesDisjoint(a, b *Template, sep string) bool {
 	if utf8.RuneCountInString(sep) != 1 {
 		return false
 	}
-	sa, sb := segments(a, sep), segments(b, sep)
+	sa, sb := keySegments(a, sep), keySegments(b, sep)
 	if len(sa) != len(sb) {
 		return true
 	}
@@ -180,16 +185,16 @@ func templatesDisjoint(a, b *Template, sep string) bool {
 	return false
 }
 
-// segment is the part of a template between two separators: literal text
+// keySegment is the part of a template between two separators: literal text
 // before the first placeholder, after the last, and whether it has
 // placeholders at all.
-type segment struct {
+type keySegment struct {
 	prefix, suffix string
 	placeholders   int
 }
 
-func segments(t *Template, sep string) []segment {
-	out := []segment{{}}
+func keySegments(t *Template, sep string) []keySegment {
+	out := []keySegment{{}}
 	cur := &out[0]
 	for _, p := range t.Parts {
 		if p.Column != "" {
@@ -200,7 +205,7 @@ func segments(t *Template, sep string) []segment {
 		pieces := strings.Split(p.Literal, sep)
 		for k, piece := range pieces {
 			if k > 0 {
-				out = append(out, segment{})
+				out = append(out, keySegment{})
 				cur = &out[len(out)-1]
 			}
 			if cur.placeholders == 0 {
@@ -214,7 +219,7 @@ func segments(t *Template, sep string) []segment {
 
 // segmentsDisjoint reports whether two segments cannot be the same text.
 // A placeholder's value is at least one character.
-func segmentsDisjoint(a, b segment) bool {
+func segmentsDisjoint(a, b keySegment) bool {
 	if a.placeholders == 0 && b.placeholders == 0 {
 		return a.prefix != b.prefix
 	}

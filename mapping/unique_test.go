@@ -102,10 +102,20 @@ func TestProveUniqueKeys(t *testing.T) {
 `,
 			want: map[string]string{"A": "could equal keys of D", "B": "", "C": "", "D": "could equal keys of A"},
 		},
+		{
+			// lower gives "ABC" and "abc" one text: a unique key read
+			// through a value function proves nothing.
+			name: "a unique key through a value function",
+			entities: `  Sku:
+    from: lines
+    key: { pk: "SKU#{sku|lower}", sk: "X" }
+`,
+			want: map[string]string{"Sku": "does not contain every column"},
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, err := mapping.Parse("m.yaml", []byte("table: T\nkeys: { partition: PK, sort: SK }\nentities:\n"+tt.entities))
+			m, err := mapping.Parse("m.yaml", []byte("table: Things\nkeys: { partition: PK, sort: SK }\nentities:\n"+tt.entities))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -245,6 +245,10 @@ func startPostgres(ctx context.Context) (*service, error) {
 	c, err := startContainer(ctx, testcontainers.ContainerRequest{
 		Image:        image,
 		ExposedPorts: []string{"5432/tcp"},
+		// Logical replication (migrate sync), with room for the slots of
+		// tests running at once. The official image's entrypoint passes
+		// these options to the server; the local image runs this command.
+		Cmd: []string{"postgres", "-c", "wal_level=logical", "-c", "max_replication_slots=40", "-c", "max_wal_senders=40"},
 		// The official image needs a password; the local one trusts any.
 		Env:        map[string]string{"POSTGRES_PASSWORD": "postgres"},
 		WaitingFor: wait.ForListeningPort("5432/tcp").WithStartupTimeout(readyTimeout),

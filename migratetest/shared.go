@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -49,6 +51,14 @@ func (s *Services) DynamoDBClient() *dynamodb.Client { return dynamoDBClient(s.d
 // skipped with a loud reason, or, under CI=true, the test process fails.
 func MainWithExamples(m *testing.M, setup func(context.Context, *Services) (cleanup func(), err error)) {
 	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() != "" {
+		pattern := strings.SplitN(f.Value.String(), "/", 2)[0]
+		if re, err := regexp.Compile(pattern); err == nil && !re.MatchString("Example") && !strings.Contains(pattern, "Example") {
+			// -run selects no example: their services are not needed.
+			Main(m)
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	svc, err := Start(ctx)
 	cleanup := func() {}

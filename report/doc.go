@@ -9,10 +9,17 @@
 //
 // The JSON documents are the types [Plan] and [Verify] encoded with
 // encoding/json; each field's comment in schema.go is its documentation.
+// Their JSON Schemas (draft 2020-12) are published as
+// docs/schema/plan.schema.json and docs/schema/verify.schema.json; this
+// package's tests keep them equal to the Go types.
 // The "schema" field names the document and its version:
 //
 //	migrate.plan/v1    Plan
 //	migrate.verify/v1  Verify
+//
+// Fields added within v1 (absent from documents of earlier releases):
+// capacity.import and capacity.cheaper, the import path the plan compares
+// with writes.
 //
 // Stability rules, which consumers may rely on within a version:
 //
@@ -45,6 +52,7 @@
 //	  "stale": [{"key": {...}, "entity": "Order"}],
 //	  "problems": [],
 //	  "maxDetails": 20,
-//	  "capacity": {"items": 2345, "bytes": ..., "writeUnits": {"table": ..., "indexes": ..., "total": ..., "createsAndChanges": ...}, ...}
+//	  "capacity": {"items": 2345, "bytes": ..., "writeUnits": {"table": ..., "indexes": ..., "total": ..., "createsAndChanges": ...}, ...,
+//	               "import": {"uncompressedBytes": ..., "pricePerGB": 0.15, "estimatedCostUSD": ..., "gbPerHour": 20, ...}, "cheaper": "import"}
 //	}
 package report

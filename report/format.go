@@ -57,7 +57,9 @@ func dollars(f float64) string {
 	case f >= 0.01:
 		return fmt.Sprintf("$%.2f", f)
 	}
-	return "$" + strconv.FormatFloat(f, 'g', 2, 64)
+	// Two significant digits, never in exponent form: $0.000085.
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 2, 64), 64)
+	return "$" + strconv.FormatFloat(r, 'f', -1, 64)
 }
 
 // duration formats seconds for people.

@@ -25,12 +25,18 @@ type page struct {
 	HistogramChart   template.HTML
 	PartitionChart   template.HTML
 	PartitionByItems template.HTML
-	Facts            [][2]string
+	Facts            []fact
 	Changes          []pageChange
 	MoreCreates      int64
 	MoreChanges      int64
 	MoreStale        int64
 	MoreProblems     int64
+}
+
+// fact is one row of the capacity table.
+type fact struct {
+	K string
+	V template.HTML
 }
 
 type pageChange struct {
@@ -86,22 +92,28 @@ func newPage(p *Plan) *page {
 	}
 	pg.PartitionByItems = hbarChart("Largest item collections by items", rows, 220)
 
-	largest := size(c.MaxItemBytes)
+	largest := template.HTML(template.HTMLEscapeString(size(c.MaxItemBytes)))
 	if c.MaxItem != nil {
-		largest += " — " + c.MaxItem.Entity + " " + c.MaxItem.Key.String()
+		largest += template.HTML(" — "+template.HTMLEscapeString(c.MaxItem.Entity)+" ") + keyHTML(c.MaxItem.Key.PK)
+		if c.MaxItem.Key.SK != "" {
+			largest += " | " + keyHTML(c.MaxItem.Key.SK)
+		}
 	}
 	wps := 0.0
 	if c.EstimatedSeconds > 0 {
 		wps = float64(c.WriteUnits.Total) / c.EstimatedSeconds
 	}
-	pg.Facts = [][2]string{
-		{"Items", count(c.Items) + " (" + size(c.Bytes) + ")"},
-		{"Average item", size(c.AvgItemBytes)},
+	text := func(k, v string) fact { return fact{k, template.HTML(template.HTMLEscapeString(v))} }
+	pg.Facts = []fact{
+		text("Items", count(c.Items)+" ("+size(c.Bytes)+")"),
+		text("Average item", size(c.AvgItemBytes)),
 		{"Largest item", largest},
-		{"Write units", count(c.WriteUnits.Total) + " = " + count(c.WriteUnits.Table) + " table + " + count(c.WriteUnits.Indexes) + " GSI"},
-		{"Write units for creates and changes alone", count(c.WriteUnits.CreatesAndChanges)},
-		{"On-demand cost", dollars(c.EstimatedCostUSD) + " at $" + number(c.PricePerMillionWriteUnits) + " per million write units"},
-		{"Duration", duration(c.EstimatedSeconds) + " at " + number(c.WriteRate) + " items/s (" + count(int64(wps+0.5)) + " write units/s)"},
+		text("Write units", count(c.WriteUnits.Total)+" = "+count(c.WriteUnits.Table)+" table + "+count(c.WriteUnits.Indexes)+" GSI"),
+		text("Write units for creates and changes alone", count(c.WriteUnits.CreatesAndChanges)),
+		text("On-demand cost", dollars(c.EstimatedCostUSD)+" at $"+number(c.PricePerMillionWriteUnits)+" per million write units"),
+		text("Duration", duration(c.EstimatedSeconds)+" at "+number(c.WriteRate)+" items/s ("+count(int64(wps+0.5))+" write units/s)"),
+		text("Import from S3 instead", importLine(c.Import)),
+		text("Cheaper", cheaperLine(c)),
 	}
 	for _, ch := range p.Changes {
 		pc := pageChange{ItemChange: ch}
@@ -118,17 +130,43 @@ func newPage(p *Plan) *page {
 }
 
 var pageTemplate = template.Must(template.New("plan").Funcs(template.FuncMap{
-	"count":    func(n int64) string { return count(n) },
-	"countInt": func(n int) string { return count(n) },
-	"size":     func(n int64) string { return size(n) },
-	"sizeF":    func(n float64) string { return size(n) },
-	"avgSize":  avgSize,
-	"stale":    staleCell,
-	"join":     strings.Join,
-	"binLabel": binLabel,
-	"pct":      pct,
-	"problem":  problemLine,
+	"count":            func(n int64) string { return count(n) },
+	"countInt":         func(n int) string { return count(n) },
+	"size":             func(n int64) string { return size(n) },
+	"sizeF":            func(n float64) string { return size(n) },
+	"avgSize":          avgSize,
+	"stale":            staleCell,
+	"join":             strings.Join,
+	"binLabel":         binLabel,
+	"tableCreateLines": tableCreateLines,
+	"pct":              pct,
+	"problem":          problemLine,
+	"key":              keyHTML,
 }).Parse(pageHTML))
+
+// keyHTML renders a key so that it wraps only between its parts: each part
+// up to and including a "#" is one unbreakable token, with a break
+// opportunity after it. A timestamp's hyphens or a long number never split.
+func keyHTML(k string) template.HTML {
+	if k == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`<code class="key">`)
+	for rest := k; rest != ""; {
+		tok := rest
+		if i := strings.IndexByte(rest, '#'); i >= 0 {
+			tok = rest[:i+1]
+		}
+		rest = rest[len(tok):]
+		b.WriteString(`<span class="tok">` + template.HTMLEscapeString(tok) + `</span>`)
+		if rest != "" {
+			b.WriteString("<wbr>")
+		}
+	}
+	b.WriteString(`</code>`)
+	return template.HTML(b.String())
+}
 
 const pageHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -137,14 +175,16 @@ const pageHTML = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>migrate plan: {{.Table.Name}}</title>
 <style>
-:root { --create: #2e7d32; --change: #e6a100; --unchanged: #b0bec5; --stale: #c62828; --bar: #3f6fb5; --bar2: #7e57c2; --ink: #1f2933; --muted: #607080; --line: #dde3ea; }
+:root { --sans: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK JP", "Noto Sans CJK KR", "Source Han Sans SC", "PingFang SC", "PingFang TC", "Hiragino Sans", "Hiragino Kaku Gothic ProN", "Microsoft YaHei", "Microsoft JhengHei", "Yu Gothic", "Meiryo", "Malgun Gothic", "Apple SD Gothic Neo", sans-serif;
+  --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", "Noto Sans Mono CJK SC", "Noto Sans Mono CJK JP", "Noto Sans CJK SC", "PingFang SC", "Hiragino Sans", "Microsoft YaHei", "Yu Gothic", "Malgun Gothic", monospace;
+  --create: #2e7d32; --change: #e6a100; --unchanged: #b0bec5; --stale: #c62828; --bar: #3f6fb5; --bar2: #7e57c2; --ink: #1f2933; --muted: #607080; --line: #dde3ea; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #f5f7fa; }
+body { margin: 0; font: 14px/1.45 var(--sans); color: var(--ink); background: #f5f7fa; }
 main { max-width: 1200px; margin: 0 auto; padding: 24px 28px 48px; }
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 32px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
 h3 { font-size: 14px; margin: 18px 0 6px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
-code, .mono { font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; }
+code, .mono { font: 12.5px/1.4 var(--mono); }
 .sub { color: var(--muted); margin: 0 0 18px; }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 10px 16px; min-width: 130px; }
@@ -159,7 +199,9 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; white-space: nowrap; }
 td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
-td code { word-break: break-all; }
+td code { overflow-wrap: anywhere; }
+code.key { overflow-wrap: normal; word-break: normal; }
+code.key .tok { white-space: nowrap; }
 tr.item td { border-top: 2px solid var(--line); }
 .op-added { color: var(--create); } .op-removed { color: var(--stale); } .op-changed { color: #b07a00; }
 .old { background: #fdecea; } .new { background: #e8f5e9; }
@@ -167,7 +209,7 @@ tr.item td { border-top: 2px solid var(--line); }
 .ok { background: #e8f5e9; border: 1px solid #b9dfbc; color: #1b5e20; border-radius: 8px; padding: 10px 14px; margin: 12px 0; }
 .more { color: var(--muted); font-style: italic; margin: 6px 0; }
 svg.chart { display: block; max-width: 100%; height: auto; }
-svg .label, svg .note, svg .tick { font: 12px system-ui, sans-serif; fill: var(--ink); }
+svg .label, svg .note, svg .tick { font: 12px var(--sans); fill: var(--ink); }
 svg .tick { fill: var(--muted); font-size: 11px; }
 svg .axis { stroke: var(--line); }
 svg .create { fill: var(--create); } svg .change { fill: var(--change); } svg .unchanged { fill: var(--unchanged); } svg .stale { fill: var(--stale); }
@@ -190,7 +232,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
   <div class="card problems"><div class="k">problems</div><div class="n">{{count .Summary.Problems}}</div></div>
 </div>
 {{if gt .Summary.Problems 0}}<div class="warn"><strong>{{count .Summary.Problems}} problem(s):</strong> <code>migrate run</code> would fail. See <a href="#problems">Problems</a>.</div>
-{{else if and .Table.Exists (eq .Summary.Create 0) (eq .Summary.Change 0) (eq .Summary.Stale 0)}}<div class="ok">The table already holds exactly what the mapping produces.</div>{{end}}
+{{else if and .Table.Exists (eq .Summary.Create 0) (eq .Summary.Change 0) (eq .Summary.Stale 0)}}<div class="ok">The table already holds exactly what the mapping produces.</div>{{end}}{{with .Table.Create}}<div class="warn">The table does not exist: <code>migrate run</code> needs <code>--create-table</code>, which creates it on demand ({{.Billing}}):<ul>{{range tableCreateLines .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 
 <div class="panel">
   <div class="legend"><span><i style="background:var(--create)"></i>create</span><span><i style="background:var(--change)"></i>change</span><span><i style="background:var(--unchanged)"></i>unchanged</span><span><i style="background:var(--stale)"></i>stale</span></div>
@@ -213,11 +255,11 @@ footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 <h2>Capacity and cost</h2>
 <p class="sub">Every expected item, as <code>migrate run</code> writes them all.</p>
 <div class="panel"><table>
-{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{range .Facts}}<tr><th>{{.K}}</th><td>{{.V}}</td></tr>
 {{end}}</table></div>
 {{with .Capacity.Indexes}}<div class="panel"><h3>Global secondary indexes</h3><table>
 <tr><th>index</th><th class="r">items</th><th class="r">write units</th><th class="r">distinct partition keys</th><th>counted</th></tr>
-{{range .}}<tr><td><code>{{.Index}}</code></td><td class="r">{{count .Items}}</td><td class="r">{{count .WriteUnits}}</td><td class="r">{{count .DistinctPartitionKeys}}</td><td>{{.Method}}</td></tr>
+{{range .}}<tr><td><code>{{.Index}}</code></td><td class="r">{{count .Items}}</td><td class="r">{{count .WriteUnits}}</td><td class="r">{{count .DistinctPartitionKeys}}</td><td>{{.Method}}{{with .Saving}}; {{.}}{{end}}</td></tr>
 {{end}}</table></div>{{end}}
 {{with .Capacity.Shards}}<div class="panel"><h3>Computed shard counts (count: auto)</h3><table>
 <tr><th>entity</th><th>index</th><th class="r">avg item</th><th class="r">items/RCU</th><th class="r">items/s per partition</th><th class="r">readRate</th><th class="r">raw</th><th class="r">shards</th></tr>
@@ -231,14 +273,14 @@ footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 <h2>Creates ({{count .Summary.Create}})</h2>
 {{if .Creates}}<div class="panel"><table>
 <tr><th>entity</th><th>PK</th><th>SK</th><th>source row</th></tr>
-{{range .Creates}}<tr><td class="op-added">{{.Entity}}</td><td><code>{{.Key.PK}}</code></td><td><code>{{.Key.SK}}</code></td><td>{{.Origin}}</td></tr>
+{{range .Creates}}<tr><td class="op-added">{{.Entity}}</td><td>{{key .Key.PK}}</td><td>{{key .Key.SK}}</td><td>{{.Origin}}</td></tr>
 {{end}}</table></div>{{end}}
 {{if gt .MoreCreates 0}}<p class="more">… and {{count .MoreCreates}} more not shown (--max-details {{.MaxDetails}}).</p>{{end}}
 
 <h2>Changes ({{count .Summary.Change}})</h2>
 {{if .Changes}}<div class="panel"><table>
 <tr><th>entity</th><th>PK</th><th>SK</th><th>attribute</th><th>op</th><th>old</th><th>new</th></tr>
-{{range .Changes}}{{$c := .}}{{range $i, $a := .Attrs}}<tr{{if eq $i 0}} class="item"{{end}}>{{if eq $i 0}}<td>{{$c.Entity}}</td><td><code>{{$c.Key.PK}}</code></td><td><code>{{$c.Key.SK}}</code></td>{{else}}<td></td><td></td><td></td>{{end}}<td><code>{{$a.Path}}</code></td><td class="op-{{$a.Op}}">{{$a.Op}}</td><td class="{{if $a.Old}}old{{end}}"><code>{{$a.Old}}</code></td><td class="{{if $a.New}}new{{end}}"><code>{{$a.New}}</code></td></tr>
+{{range .Changes}}{{$c := .}}{{range $i, $a := .Attrs}}<tr{{if eq $i 0}} class="item"{{end}}>{{if eq $i 0}}<td>{{$c.Entity}}</td><td>{{key $c.Key.PK}}</td><td>{{key $c.Key.SK}}</td>{{else}}<td></td><td></td><td></td>{{end}}<td><code>{{$a.Path}}</code></td><td class="op-{{$a.Op}}">{{$a.Op}}</td><td class="{{if $a.Old}}old{{end}}"><code>{{$a.Old}}</code></td><td class="{{if $a.New}}new{{end}}"><code>{{$a.New}}</code></td></tr>
 {{end}}{{end}}</table></div>{{end}}
 {{if gt .MoreChanges 0}}<p class="more">… and {{count .MoreChanges}} more not shown (--max-details {{.MaxDetails}}).</p>{{end}}
 
@@ -246,7 +288,7 @@ footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 {{if .Reads.StaleChecked}}<p class="sub">In the table, of this mapping's entities, no longer produced by it. <code>migrate run</code> does not delete them.</p>
 {{if .Stale}}<div class="panel"><table>
 <tr><th>entity</th><th>PK</th><th>SK</th></tr>
-{{range .Stale}}<tr><td class="op-removed">{{.Entity}}</td><td><code>{{.Key.PK}}</code></td><td><code>{{.Key.SK}}</code></td></tr>
+{{range .Stale}}<tr><td class="op-removed">{{.Entity}}</td><td>{{key .Key.PK}}</td><td>{{key .Key.SK}}</td></tr>
 {{end}}</table></div>{{end}}
 {{if gt .MoreStale 0}}<p class="more">… and {{count .MoreStale}} more not shown (--max-details {{.MaxDetails}}).</p>{{end}}
 {{else}}<p class="sub"><code>--compare get</code> reads only the expected keys; finding stale items needs a full read (<code>--compare scan</code>).</p>{{end}}

@@ -27,6 +27,9 @@ func JSON(w io.Writer, p *Plan) error {
 	cp.Indexes = nonNil(cp.Indexes)
 	cp.Shards = nonNil(cp.Shards)
 	cp.Copies = nonNil(cp.Copies)
+	if cp.Cheaper == "" {
+		cp.Cheaper = "write" // what a tie says: a plan that computed no costs
+	}
 	return encode(w, &c)
 }
 

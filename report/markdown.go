@@ -73,6 +73,13 @@ func Markdown(w io.Writer, p *Plan) error {
 	m := &md{w: w}
 	s := p.Summary
 	m.printf("## migrate plan: %s → table %s\n\n", code(p.Mapping), code(p.Table.Name))
+	if c := p.Table.Create; c != nil {
+		m.printf("The table does not exist: `migrate run` needs `--create-table`, which creates it on demand (%s):\n\n", c.Billing)
+		for _, line := range tableCreateLines(c) {
+			m.printf("- %s\n", line)
+		}
+		m.printf("\n")
+	}
 	m.printf("%s.\n\n", capitalize(readsLine(p.Table, p.Reads)))
 	stale := count(s.Stale)
 	if !p.Reads.StaleChecked {
@@ -132,12 +139,26 @@ func capacityMarkdown(m *md, c *Capacity) {
 		{"write units", fmt.Sprintf("**%s** = %s table + %s GSI; %s for the creates and changes alone", count(c.WriteUnits.Total), count(c.WriteUnits.Table), count(c.WriteUnits.Indexes), count(c.WriteUnits.CreatesAndChanges))},
 		{"on-demand cost", fmt.Sprintf("**%s** at $%s per million write units", dollars(c.EstimatedCostUSD), number(c.PricePerMillionWriteUnits))},
 		{"duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5)))},
+		{"import path", importLine(c.Import)},
+		{"cheaper", "**" + cheaperLine(c) + "**"},
 	})
 	var rows [][]string
+	saving := false
 	for _, ix := range c.Indexes {
-		rows = append(rows, []string{code(ix.Index), count(ix.Items), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method})
+		saving = saving || ix.Saving() != ""
 	}
-	m.table([]string{"GSI", "items", "write units", "distinct partition keys", "counted"}, "lrrrl", rows)
+	for _, ix := range c.Indexes {
+		row := []string{code(ix.Index), count(ix.Items), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method}
+		if saving {
+			row = append(row, ix.Saving())
+		}
+		rows = append(rows, row)
+	}
+	if saving {
+		m.table([]string{"GSI", "items", "write units", "distinct partition keys", "counted", "projection"}, "lrrrll", rows)
+	} else {
+		m.table([]string{"GSI", "items", "write units", "distinct partition keys", "counted"}, "lrrrl", rows)
+	}
 	rows = nil
 	for _, sh := range c.Shards {
 		rows = append(rows, []string{cell(sh.Entity), code(sh.Index), size(sh.AvgItemBytes), count(sh.ItemsPerRCU), count(sh.PartitionMaxReadRate), count(sh.ReadRate), count(sh.Raw), "**" + count(sh.Count) + "**"})

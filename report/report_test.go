@@ -57,6 +57,8 @@ func samplePlan() *Plan {
 			MaxItem:                   &ItemRef{Key: Key{PK: "CUSTOMER#7", SK: "PROFILE"}, Entity: "Customer"},
 			WriteUnits:                WriteUnits{Table: 2349, Indexes: 2339, Total: 4688, CreatesAndChanges: 18},
 			PricePerMillionWriteUnits: 0.625, EstimatedCostUSD: 0.00293, WriteRate: 1000, EstimatedSeconds: 2.349,
+			Import:               ImportPath{UncompressedBytes: 611_000, PricePerGB: 0.15, EstimatedCostUSD: 0.0000854, GBPerHour: 20, OverheadSeconds: 300, EstimatedSeconds: 300.1},
+			Cheaper:              "import",
 			SizeHistogram:        []SizeBin{{0, 128, 80}, {128, 256, 1900}, {256, 512, 350}, {512, 1024, 17}, {1024, 2048, 2}},
 			TopPartitionsByItems: []Partition{{PK: "CUSTOMER#7", Items: 48, Bytes: 11200}, {PK: "ORDER#12", Items: 9, Bytes: 2400}},
 			TopPartitionsByBytes: []Partition{{PK: "CUSTOMER#7", Items: 48, Bytes: 11200}, {PK: "CUSTOMER#3", Items: 5, Bytes: 3100}},
@@ -303,5 +305,17 @@ func TestFormat(t *testing.T) {
 		if c[0] != c[1] {
 			t.Errorf("got %q, want %q", c[0], c[1])
 		}
+	}
+}
+
+func TestIndexProjectionSaving(t *testing.T) {
+	t.Parallel()
+	all := IndexKeys{Index: "GSI1", Projection: "ALL", WriteUnits: 10, AllWriteUnits: 10}
+	if s := all.Saving(); s != "" {
+		t.Errorf("ALL saves %q", s)
+	}
+	keys := IndexKeys{Index: "GSI2", Projection: "KEYS_ONLY", WriteUnits: 1000, AllWriteUnits: 3500, StorageBytes: 180_000, AllStorageBytes: 2_180_000}
+	if got, want := keys.Saving(), "projection KEYS_ONLY saves 2,500 write units and 1.9 MB of storage over ALL"; got != want {
+		t.Errorf("saving %q, want %q", got, want)
 	}
 }

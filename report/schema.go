@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -62,6 +63,37 @@ type Table struct {
 	PartitionKey    string `json:"partitionKey"`
 	SortKey         string `json:"sortKey,omitempty"`
 	EntityAttribute string `json:"entityAttribute"` // the attribute naming each item's entity
+	// Create is, when the table does not exist, the table `migrate run
+	// --create-table` would create; run refuses a missing table without
+	// that flag.
+	Create *TableCreate `json:"create,omitempty"`
+}
+
+// TableCreate describes a table to create.
+type TableCreate struct {
+	// Keys are the table's key attributes, partition key first.
+	Keys []KeyAttribute `json:"keys"`
+	// Billing is the billing mode: "PAY_PER_REQUEST" (on demand).
+	Billing string        `json:"billing"`
+	Indexes []IndexCreate `json:"indexes"`
+}
+
+// KeyAttribute is one key attribute: its name, DynamoDB type (S, N or B)
+// and role ("partition" or "sort").
+type KeyAttribute struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Role string `json:"role"`
+}
+
+// IndexCreate is one secondary index of a table to create.
+type IndexCreate struct {
+	Name string         `json:"name"`
+	Kind string         `json:"kind"` // "global" or "local"
+	Keys []KeyAttribute `json:"keys"`
+	// Projection is ALL, KEYS_ONLY or INCLUDE (with NonKeyAttributes).
+	Projection       string   `json:"projection"`
+	NonKeyAttributes []string `json:"nonKeyAttributes,omitempty"`
 }
 
 // Reads says how the target table was read and what it cost.
@@ -185,6 +217,38 @@ type Capacity struct {
 	Indexes              []IndexKeys `json:"indexes"` // one per GSI of the mapping
 	Shards               []Shards    `json:"shards"`  // one per "count: auto" shard setting
 	Copies               []CopyCost  `json:"copies"`  // one per copy block, nested ones included
+
+	// Import is the same load by DynamoDB's Import from S3 instead of
+	// writes (migrate export, then migrate import; a new table only).
+	// Added within v1.
+	Import ImportPath `json:"import"`
+	// Cheaper names the path that costs less for these items: "write"
+	// (migrate run, EstimatedCostUSD) or "import" (Import.EstimatedCostUSD).
+	// Added within v1.
+	Cheaper string `json:"cheaper"`
+}
+
+// ImportPath estimates loading the expected items with Import from S3,
+// which consumes no write capacity and is billed per GB of uncompressed
+// source data, for the table and the indexes it creates.
+type ImportPath struct {
+	// UncompressedBytes is the size of the items as migrate export writes
+	// them (one {"Item":...} line each, before compression): what the
+	// import bills.
+	UncompressedBytes int64 `json:"uncompressedBytes"`
+	// PricePerGB is the price used, in USD per GB (2^30 bytes).
+	PricePerGB       float64 `json:"pricePerGB"`
+	EstimatedCostUSD float64 `json:"estimatedCostUSD"`
+	// GBPerHour is the assumed import rate and OverheadSeconds the assumed
+	// fixed time of an import (AWS publishes neither); EstimatedSeconds is
+	// OverheadSeconds plus UncompressedBytes at GBPerHour.
+	GBPerHour        float64 `json:"gbPerHour"`
+	OverheadSeconds  float64 `json:"overheadSeconds"`
+	EstimatedSeconds float64 `json:"estimatedSeconds"`
+	// Unsupported, when set, says why Import from S3 cannot create this
+	// table (it creates no local secondary indexes); Cheaper is then
+	// "write" whatever the figures.
+	Unsupported string `json:"unsupported,omitempty"`
 }
 
 // WriteUnits are write capacity units: ceil(item size / 1 KB) per item, in
@@ -222,6 +286,25 @@ type IndexKeys struct {
 	// ("hyperloglog", standard error 0.81%).
 	DistinctPartitionKeys int64  `json:"distinctPartitionKeys"`
 	Method                string `json:"method"`
+	// Projection is the index's projection (ALL, KEYS_ONLY, INCLUDE);
+	// StorageBytes what its entries store (each with 100 bytes of
+	// overhead); AllWriteUnits and AllStorageBytes the same entries
+	// projecting ALL, so that the difference is what the projection saves.
+	// Absent in documents of versions without projections.
+	Projection      string `json:"projection,omitempty"`
+	StorageBytes    int64  `json:"storageBytes,omitempty"`
+	AllWriteUnits   int64  `json:"allWriteUnits,omitempty"`
+	AllStorageBytes int64  `json:"allStorageBytes,omitempty"`
+}
+
+// Saving says what a projection other than ALL saves, or "" for ALL (and
+// for documents without projections).
+func (ix IndexKeys) Saving() string {
+	if ix.Projection == "" || ix.Projection == "ALL" {
+		return ""
+	}
+	return fmt.Sprintf("projection %s saves %s write units and %s of storage over ALL",
+		ix.Projection, count(ix.AllWriteUnits-ix.WriteUnits), size(float64(ix.AllStorageBytes-ix.StorageBytes)))
 }
 
 // Shards is one computed "count: auto" shard count with its inputs

@@ -48,11 +48,15 @@ func hbarChart(title string, rows []barRow, labelWidth int) template.HTML {
 		y := top + i*rowH
 		fmt.Fprintf(&b, `<text class="label" x="%d" y="%d" text-anchor="end">%s</text>`, labelWidth-6, y+barH-3, esc(truncate(r.label, labelWidth/7)))
 		x := float64(labelWidth)
-		for _, s := range r.segments {
-			if s.value <= 0 || peak == 0 {
+		values := make([]float64, len(r.segments))
+		for j, s := range r.segments {
+			values[j] = s.value
+		}
+		for j, w := range segmentWidths(values, peak, area) {
+			s := r.segments[j]
+			if w == 0 {
 				continue
 			}
-			w := max(s.value/peak*area, 1)
 			fmt.Fprintf(&b, `<rect class="%s" x="%.1f" y="%d" width="%.1f" height="%d"><title>%s</title></rect>`, s.class, x, y, w, barH, esc(s.title))
 			x += w
 		}
@@ -60,6 +64,45 @@ func hbarChart(title string, rows []barRow, labelWidth int) template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// minSegment is the narrowest a non-zero bar segment is drawn, in chart
+// units, so that 4 creates stay visible next to 2 million unchanged items.
+const minSegment = 5
+
+// segmentWidths scales a row's values to widths: a row totalling peak
+// fills area. Non-zero values get at least minSegment; what that adds is
+// taken from the wider segments, so the row never grows past its scale.
+func segmentWidths(values []float64, peak, area float64) []float64 {
+	ws := make([]float64, len(values))
+	if peak <= 0 {
+		return ws
+	}
+	var total, added, wide float64
+	for i, v := range values {
+		if v <= 0 {
+			continue
+		}
+		ws[i] = v / peak * area
+		total += ws[i]
+		if ws[i] < minSegment {
+			added += minSegment - ws[i]
+			ws[i] = minSegment
+		} else {
+			wide += ws[i]
+		}
+	}
+	if added > 0 && wide > 0 {
+		// Shrink the wide segments by what the narrow ones gained, never
+		// below the minimum themselves.
+		f := max((wide-added)/wide, 0)
+		for i, v := range values {
+			if v > 0 && ws[i] > minSegment {
+				ws[i] = max(ws[i]*f, minSegment)
+			}
+		}
+	}
+	return ws
 }
 
 // histogramChart draws the item-size histogram as vertical bars.
@@ -84,7 +127,7 @@ func histogramChart(bins []SizeBin, total int64) template.HTML {
 			h = float64(bin.Items) / float64(peak) * area
 		}
 		if bin.Items > 0 {
-			h = max(h, 1)
+			h = max(h, minSegment)
 		}
 		y := float64(height-bottom) - h
 		fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%.1f" width="%d" height="%.1f"><title>%s: %s items (%s)</title></rect>`,

@@ -94,6 +94,12 @@ func Text(w io.Writer, p *Plan, opt TextOptions) error {
 	s := p.Summary
 	t.heading(fmt.Sprintf("Plan: %s → table %s", p.Mapping, p.Table.Name))
 	t.printf("  %s\n", readsLine(p.Table, p.Reads))
+	if c := p.Table.Create; c != nil {
+		t.printf("  migrate run needs --create-table, which creates it on demand (%s):\n", c.Billing)
+		for _, line := range tableCreateLines(c) {
+			t.printf("    %s\n", line)
+		}
+	}
 	t.printf("\n  %s expected:  %s   %s   %s   %s\n",
 		plural(s.Expected, "item"),
 		t.paint(ansiGreen, "+ "+count(s.Create)+" create"),
@@ -214,9 +220,15 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 		wps = float64(c.WriteUnits.Total) / c.EstimatedSeconds
 	}
 	add("duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5))))
+	add("import path", importLine(c.Import))
+	add("cheaper", cheaperLine(c))
 	for _, ix := range c.Indexes {
-		add(ix.Index, fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
-			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method))
+		line := fmt.Sprintf("%s, %s write units, %s distinct partition keys (%s)",
+			plural(ix.Items, "item"), count(ix.WriteUnits), count(ix.DistinctPartitionKeys), ix.Method)
+		if s := ix.Saving(); s != "" {
+			line += "; " + s
+		}
+		add(ix.Index, line)
 	}
 	for i, sh := range c.Shards {
 		k := ""
@@ -261,6 +273,32 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 		}
 		t.table("    ", "l", rows)
 	}
+}
+
+// importLine describes the import path in one line.
+func importLine(ip ImportPath) string {
+	if ip.Unsupported != "" {
+		return "not possible: " + ip.Unsupported
+	}
+	return fmt.Sprintf("%s for %s of DYNAMODB_JSON at $%s per GB, no write units; %s at %s GB/h after %s to start (migrate export, then migrate import: new tables only)",
+		dollars(ip.EstimatedCostUSD), size(ip.UncompressedBytes), number(ip.PricePerGB), duration(ip.EstimatedSeconds-ip.OverheadSeconds), number(ip.GBPerHour), duration(ip.OverheadSeconds))
+}
+
+// cheaperLine says which path costs less, and which is faster.
+func cheaperLine(c *Capacity) string {
+	w, i := c.EstimatedCostUSD, c.Import.EstimatedCostUSD
+	if c.Import.Unsupported != "" {
+		return "write, the only path for this table"
+	}
+	line := fmt.Sprintf("write: %s against %s by import", dollars(w), dollars(i))
+	if c.Cheaper == "import" {
+		line = fmt.Sprintf("import: %s against %s by writes", dollars(i), dollars(w))
+	}
+	ws, is := c.EstimatedSeconds, c.Import.EstimatedSeconds
+	if ws <= is {
+		return line + fmt.Sprintf("; writes are faster (%s against %s)", duration(ws), duration(is))
+	}
+	return line + fmt.Sprintf("; import is faster (%s against %s)", duration(is), duration(ws))
 }
 
 func shardLine(s Shards) string {
@@ -388,7 +426,11 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 		t.printf("  %s ignored.\n", foreign(s.Foreign))
 	}
 	t.printf("\n")
+	// The plan's table style: names left, counts right with thousands
+	// separators, a TOTAL row.
 	rows := [][]string{{"ENTITY", "EXPECTED", "ACTUAL", "VERDICT", "CONTENT HASH (expected ≠ actual)"}}
+	var expected, actual int64
+	allMatch := true
 	for _, e := range v.Entities {
 		verdict, hash := "ok", shortHash(e.ExpectedHash)
 		if !e.Match {
@@ -396,7 +438,15 @@ func VerifyText(w io.Writer, v *Verify, opt TextOptions) error {
 			hash += " ≠ " + shortHash(e.ActualHash)
 		}
 		rows = append(rows, []string{e.Entity, count(e.Expected), count(e.Actual), verdict, hash})
+		expected += e.Expected
+		actual += e.Actual
+		allMatch = allMatch && e.Match
 	}
+	total := "ok"
+	if !allMatch {
+		total = "DIFFERENT"
+	}
+	rows = append(rows, []string{"TOTAL", count(expected), count(actual), total, ""})
 	t.table("  ", "lrrll", rows)
 	t.printf("\n")
 	if !v.Identical {
@@ -427,3 +477,37 @@ func foreign(n int64) string {
 	}
 	return count(n) + " items of other entities in the table were"
 }
+
+// tableCreateLines describes a table to create, a line for its keys and
+// one per index.
+func tableCreateLines(c *TableCreate) []string {
+	keys := func(ks []KeyAttribute) string {
+		var parts []string
+		for _, k := range ks {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", k.Role, k.Name, k.Type))
+		}
+		return strings.Join(parts, ", ")
+	}
+	out := []string{"table keys: " + keys(c.Keys)}
+	for _, ix := range c.Indexes {
+		proj := ix.Projection
+		if len(ix.NonKeyAttributes) > 0 {
+			proj += " " + strings.Join(ix.NonKeyAttributes, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s index %s: %s; projection %s", ix.Kind, ix.Name, keys(ix.Keys), proj))
+	}
+	return out
+}
+
+// WriteTable renders rows as the plan and verify tables are rendered: columns
+// aligned by runes, two spaces apart, the first len(align) columns aligned
+// as align says ('l' left, 'r' right) and the others right-aligned. Other
+// commands' tables (run's summary) use it so that all look alike.
+func WriteTable(w io.Writer, indent, align string, rows [][]string) error {
+	t := &tw{w: w}
+	t.table(indent, align, rows)
+	return t.err
+}
+
+// Count formats an integer with thousands separators, as the reports do.
+func Count(n int64) string { return count(n) }

@@ -287,6 +287,9 @@ docker_import() {
 # Postgres 15 behaving like the official postgres image as far as the tests
 # see it: port 5432 on all addresses, user and database postgres, any password
 # accepted (trust), postgres in the foreground as the container's process.
+# wal_level = logical and room for replication slots: `migrate sync` and its
+# tests stream changes through logical replication (the tests also pass these
+# settings as server options, for images built elsewhere).
 pg_dockerfile() {
 	cat <<EOF
 FROM $BASE_IMAGE
@@ -305,6 +308,9 @@ RUN initdb -D "\$PGDATA" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF
       "full_page_writes = off" \\
       "log_timezone = 'UTC'" \\
       "timezone = 'UTC'" \\
+      "wal_level = logical" \\
+      "max_replication_slots = 20" \\
+      "max_wal_senders = 20" \\
       >>"\$PGDATA/postgresql.conf" \\
  && printf '%s\n' \\
       "local all all trust" \\

@@ -3,7 +3,9 @@
 // embedded in the binary, and applies or reverts them with [Up] and [Down].
 //
 // The bookstore is the source side of the project's examples and integration
-// tests; internal/seed fills it with deterministic data.
+// tests; internal/seed fills it with deterministic data. Its migration history
+// lives in its own table, [MigrationsTable], so that it never mixes with a
+// database's own golang-migrate history in schema_migrations.
 package sql
 
 import (
@@ -17,10 +19,16 @@ import (
 	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers the pgx5:// driver
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
+
+// MigrationsTable is where golang-migrate records the sample's version,
+// instead of its default schema_migrations: a user who tries the sample in
+// a database managed with golang-migrate keeps their own history intact.
+const MigrationsTable = "migrate_sample_schema_migrations"
 
 // Up applies every migration not yet applied to the database at databaseURL,
 // a postgres:// or postgresql:// URL. A database already up to date is not an
@@ -29,12 +37,42 @@ var migrations embed.FS
 // golang-migrate takes no context: ctx is checked before connecting and, once
 // migrating, its cancellation stops the run after the migration in progress.
 func Up(ctx context.Context, databaseURL string) error {
-	return run(ctx, "up", databaseURL, (*migrate.Migrate).Up)
+	return run(ctx, "up", databaseURL, func(m *migrate.Migrate) error {
+		if _, _, err := m.Version(); errors.Is(err, migrate.ErrNilVersion) {
+			exists, err := bookstoreExists(ctx, databaseURL)
+			if err != nil {
+				return err
+			}
+			if exists {
+				return ErrUntracked
+			}
+		}
+		return m.Up()
+	})
+}
+
+// ErrUntracked means the bookstore's tables exist without a version in
+// MigrationsTable: an older migrate recorded the sample's history in
+// schema_migrations. Up stops rather than fail halfway through creating
+// what exists.
+var ErrUntracked = errors.New("the bookstore tables exist, but " + MigrationsTable + ` has no version for them (an older migrate recorded it in schema_migrations): drop them ("DROP TABLE customers, addresses, authors, books, orders, order_items CASCADE; DROP TYPE order_status") or use a fresh database`)
+
+// bookstoreExists reports whether the sample's first table exists where
+// golang-migrate would create it (the connection's current schema).
+func bookstoreExists(ctx context.Context, databaseURL string) (bool, error) {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var exists bool
+	err = conn.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.customers') IS NOT NULL`).Scan(&exists)
+	return exists, err
 }
 
 // Down reverts every applied migration, dropping the bookstore's tables and
-// types. golang-migrate's own version table stays. A database with nothing to
-// revert is not an error.
+// types. The version table, MigrationsTable, stays. A database with nothing
+// to revert is not an error.
 func Down(ctx context.Context, databaseURL string) error {
 	return run(ctx, "down", databaseURL, (*migrate.Migrate).Down)
 }
@@ -87,8 +125,9 @@ func run(ctx context.Context, op, databaseURL string, do func(*migrate.Migrate) 
 }
 
 // pgx5URL turns the user's postgres:// or postgresql:// URL into the pgx5://
-// URL golang-migrate's pgx v5 driver is registered under. It also returns the
-// password so that errors can be checked for it.
+// URL golang-migrate's pgx v5 driver is registered under, naming the sample's
+// own migrations table. It also returns the password so that errors can be
+// checked for it.
 func pgx5URL(databaseURL string) (driverURL, password string, err error) {
 	u, err := url.Parse(databaseURL)
 	if err != nil {
@@ -110,6 +149,9 @@ func pgx5URL(databaseURL string) (driverURL, password string, err error) {
 		return "", "", fmt.Errorf("database URL: scheme %q, want postgres:// or postgresql://", u.Scheme)
 	}
 	u.Scheme = "pgx5"
+	q := u.Query()
+	q.Set("x-migrations-table", MigrationsTable)
+	u.RawQuery = q.Encode()
 	password, _ = u.User.Password()
 	return u.String(), password, nil
 }

@@ -19,9 +19,11 @@ func TestPgx5URL(t *testing.T) {
 	tests := []struct {
 		in, want, wantErr string
 	}{
-		{in: "postgres://u:p@h:5432/db?sslmode=disable", want: "pgx5://u:p@h:5432/db?sslmode=disable"},
-		{in: "postgresql://h/db", want: "pgx5://h/db"},
-		{in: "pgx5://h/db", want: "pgx5://h/db"},
+		{in: "postgres://u:p@h:5432/db?sslmode=disable", want: "pgx5://u:p@h:5432/db?sslmode=disable&x-migrations-table=migrate_sample_schema_migrations"},
+		{in: "postgresql://h/db", want: "pgx5://h/db?x-migrations-table=migrate_sample_schema_migrations"},
+		{in: "pgx5://h/db", want: "pgx5://h/db?x-migrations-table=migrate_sample_schema_migrations"},
+		// A table the user named is replaced: the sample's history is its own.
+		{in: "postgres://h/db?x-migrations-table=schema_migrations", want: "pgx5://h/db?x-migrations-table=migrate_sample_schema_migrations"},
 		{in: "mysql://u:s3cret@h/db", wantErr: `database URL: scheme "mysql", want postgres:// or postgresql://`},
 		{in: "host=h dbname=db", wantErr: `database URL: scheme "", want postgres:// or postgresql://`},
 		{in: "postgres://u:s3cret@h:port/db", wantErr: `database URL: invalid port ":port" after host`},
@@ -89,6 +91,25 @@ func TestUpCancelled(t *testing.T) {
 	}
 }
 
+// Tables made before the sample kept its own history (or by hand) are not
+// migrated over: Up says what to do.
+func TestUpOverUntrackedTables(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := migratetest.PostgresURL(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `CREATE TABLE customers (customer_id bigint PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Up(ctx, url); !errors.Is(err, ErrUntracked) {
+		t.Fatalf("Up over an untracked customers table: %v, want ErrUntracked", err)
+	}
+}
+
 var bookstoreTables = []string{"customers", "addresses", "authors", "books", "orders", "order_items"}
 
 func TestUpDown(t *testing.T) {
@@ -111,6 +132,27 @@ func TestUpDown(t *testing.T) {
 		return n
 	}
 
+	// The user's own golang-migrate history, which the sample must not touch.
+	if _, err := conn.Exec(ctx, `CREATE TABLE schema_migrations (version bigint PRIMARY KEY, dirty boolean NOT NULL);
+		INSERT INTO schema_migrations VALUES (20240101120000, false)`); err != nil {
+		t.Fatal(err)
+	}
+	userHistory := func(when string) {
+		t.Helper()
+		var version int64
+		var dirty bool
+		if err := conn.QueryRow(ctx, `SELECT version, dirty FROM schema_migrations`).Scan(&version, &dirty); err != nil || version != 20240101120000 || dirty {
+			t.Fatalf("%s: the user's schema_migrations holds %d (dirty %v), %v; want 20240101120000, untouched", when, version, dirty, err)
+		}
+	}
+	sampleVersion := func() (v int64) {
+		t.Helper()
+		if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+pgx.Identifier{MigrationsTable}.Sanitize()).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+
 	for range 2 { // the second time there is nothing to do, which is success
 		if err := Up(ctx, url); err != nil {
 			t.Fatal(err)
@@ -118,6 +160,10 @@ func TestUpDown(t *testing.T) {
 	}
 	if n := tables(); n != len(bookstoreTables) {
 		t.Fatalf("after Up: %d of %d tables", n, len(bookstoreTables))
+	}
+	userHistory("after Up")
+	if v := sampleVersion(); v != 1 {
+		t.Fatalf("after Up: %s holds version %d, want 1", MigrationsTable, v)
 	}
 
 	// The constraints are real.
@@ -155,6 +201,7 @@ func TestUpDown(t *testing.T) {
 	if n := tables(); n != 0 {
 		t.Fatalf("after Down: %d tables left", n)
 	}
+	userHistory("after Down")
 	var types int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_type WHERE typname = 'order_status'`).Scan(&types); err != nil {
 		t.Fatal(err)

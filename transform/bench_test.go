@@ -15,7 +15,7 @@ import (
 // a sharded index, and a summary item), the shape of the bookstore mapping.
 func BenchmarkApply(b *testing.B) {
 	cat := loadCatalog(b, "../testdata/transform/write_sharding/catalog.json")
-	src := []byte(`table: T
+	src := []byte(`table: Bench
 keys: { partition: PK, sort: SK }
 indexes:
   GSI2: { partition: GSI2PK, sort: GSI2SK }

@@ -122,7 +122,10 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 		return al.N(n), nil
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%v cannot be stored in DynamoDB (no NaN or Infinity)", v)
+			if as == mapping.AsString {
+				return &types.AttributeValueMemberS{Value: floatText(v)}, nil
+			}
+			return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", floatText(v))
 		}
 		s := strconv.FormatFloat(v, 'g', -1, 64)
 		if as == mapping.AsString {
@@ -155,6 +158,11 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 		if as == mapping.AsString {
 			return al.S(base64.StdEncoding.EncodeToString(v)), nil
 		}
+		if v == nil {
+			// An empty bytea: a nil B is no value at all to DynamoDB
+			// ("Supplied AttributeValue is empty"), an empty one is allowed.
+			v = []byte{}
+		}
 		return &types.AttributeValueMemberB{Value: v}, nil
 	case extract.JSON:
 		if as == mapping.AsString {
@@ -172,6 +180,21 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 		return al.S(v), nil
 	}
 	return nil, fmt.Errorf("unsupported value %T", v)
+}
+
+// describeTime names a date or timestamp the way PostgreSQL prints it,
+// for messages: years outside 1-9999 have no fixed-width text form.
+func describeTime(t time.Time, k pgkind.Kind) string {
+	t = t.UTC()
+	y, era := t.Year(), ""
+	if y <= 0 {
+		y, era = 1-y, " BC" // astronomical year 0 is 1 BC
+	}
+	s := fmt.Sprintf("%04d-%02d-%02d", y, t.Month(), t.Day())
+	if k != pgkind.Date {
+		s += t.Format(" 15:04:05.999999") + "Z"
+	}
+	return s + era
 }
 
 func infinityText(v extract.Infinity) string {
@@ -516,6 +539,12 @@ func AppendKeyText(dst []byte, v any, k pgkind.Kind, width int, sep string) ([]b
 	case bool:
 		dst = strconv.AppendBool(dst, v)
 	case time.Time:
+		// Four-digit years are what makes the text sort in time order: year
+		// 10000 would sort before 2024, and BC dates (years below 0000, 1 BC
+		// being 0000) in reverse.
+		if y := v.UTC().Year(); y < 0 || y > 9999 {
+			return dst, fmt.Errorf("%s is outside years 0000-9999, where key text sorts in time order", describeTime(v, k))
+		}
 		dst = appendTime(dst, v, k)
 	case extract.Infinity:
 		return dst, fmt.Errorf("%s cannot be part of a key", infinityText(v))
@@ -523,10 +552,45 @@ func AppendKeyText(dst []byte, v any, k pgkind.Kind, width int, sep string) ([]b
 		return dst, fmt.Errorf("a %T value cannot be part of a key", v)
 	}
 	if len(dst) == start {
-		return dst, errors.New("empty string cannot be part of a key")
+		return dst, emptyError{"string"}
 	}
 	if sep != "" && bytes.Contains(dst[start:], []byte(sep)) {
 		return dst[:start], fmt.Errorf("value %q contains the key separator %q", string(dst[start:]), sep)
 	}
 	return dst, nil
+}
+
+// MaxNestingLevels is how deep DynamoDB lets an item nest, the item itself
+// being the first level: a top-level attribute holds at most 31 levels of
+// lists and maps (measured on DynamoDB Local; sets are not a level).
+const MaxNestingLevels = 32
+
+// checkNesting reports a value that would nest deeper than DynamoDB allows
+// when it sits inside enclosing levels (1 for a top-level attribute, the
+// item). DynamoDB would refuse the whole item with a ValidationException;
+// as a row error it names the row and the column, in plan as in run.
+func checkNesting(av types.AttributeValue, enclosing int) error {
+	if n := nesting(av); enclosing+n > MaxNestingLevels {
+		return fmt.Errorf("the value nests %d levels of lists and maps, %d with the item around it; DynamoDB allows %d",
+			n, enclosing+n, MaxNestingLevels)
+	}
+	return nil
+}
+
+// nesting counts the levels of lists and maps in av.
+func nesting(av types.AttributeValue) int {
+	deepest := 0
+	switch v := av.(type) {
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			deepest = max(deepest, nesting(e))
+		}
+	case *types.AttributeValueMemberM:
+		for _, e := range v.Value {
+			deepest = max(deepest, nesting(e))
+		}
+	default:
+		return 0
+	}
+	return 1 + deepest
 }

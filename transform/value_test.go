@@ -76,6 +76,13 @@ func TestKeyText(t *testing.T) {
 		{"null", nil, pgkind.Text, 0, "", "NULL"},
 		{"infinity", extract.Infinity{Sign: 1}, pgkind.Date, 0, "", "infinity cannot be part of a key"},
 		{"bool", true, pgkind.Bool, 0, "true", ""},
+		// Key text sorts in time order only with four-digit years: year
+		// 10000 would sort before 2024, BC dates in reverse.
+		{"year 9999", time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC), pgkind.Timestamp, 0, "9999-12-31T23:59:59.999999Z", ""},
+		{"1 BC is year 0000", time.Date(0, 3, 15, 0, 0, 0, 0, time.UTC), pgkind.Date, 0, "0000-03-15", ""},
+		{"year 10000", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), pgkind.Date, 0, "", "10000-01-01 is outside years 0000-9999, where key text sorts in time order"},
+		{"44 BC", time.Date(-43, 3, 15, 12, 0, 0, 0, time.UTC), pgkind.Timestamptz, 0, "", "0044-03-15 12:00:00Z BC is outside years 0000-9999"},
+		{"timestamp in year 10000 after UTC", time.Date(9999, 12, 31, 23, 0, 0, 0, time.FixedZone("-02", -7200)), pgkind.Timestamptz, 0, "", "10000-01-01 01:00:00Z is outside"},
 	}
 	for _, tc := range cases {
 		got, err := transform.KeyText(tc.v, tc.k, tc.width, "#")
@@ -157,6 +164,52 @@ func TestAttributeValue(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s: = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// An empty bytea is an empty binary value, never a nil one: DynamoDB takes
+// a nil B for no value at all and refuses the item ("Supplied
+// AttributeValue is empty").
+func TestEmptyBytea(t *testing.T) {
+	t.Parallel()
+	for _, v := range [][]byte{{}, nil} {
+		av, ok, err := transform.AttributeValue(v, pgkind.Type{Kind: pgkind.Bytea}, mapping.AsDefault, mapping.NullOmit)
+		b, isB := av.(*types.AttributeValueMemberB)
+		if err != nil || !ok || !isB || b.Value == nil || len(b.Value) != 0 {
+			t.Errorf("AttributeValue(%#v) = %#v, %v, %v; want an empty, non-nil B", v, av, ok, err)
+		}
+	}
+}
+
+// Values nested deeper than DynamoDB's 32 levels (the item being the first)
+// are row errors naming the column, not items DynamoDB refuses later.
+func TestNestingLimit(t *testing.T) {
+	t.Parallel()
+	nested := func(levels int) extract.JSON {
+		return extract.JSON(strings.Repeat("[", levels) + "1" + strings.Repeat("]", levels))
+	}
+	deepMap := func(levels int) extract.JSON {
+		return extract.JSON(strings.Repeat(`{"k":`, levels) + "1" + strings.Repeat("}", levels))
+	}
+	cases := []struct {
+		v    extract.JSON
+		want string // "" = accepted
+	}{
+		{nested(31), ""},
+		{deepMap(31), ""},
+		{nested(32), "the value nests 32 levels of lists and maps, 33 with the item around it; DynamoDB allows 32"},
+		{deepMap(40), "nests 40 levels"},
+		{nested(64), "nests 64 levels"},
+		{extract.JSON(`{"a": 1, "b": ` + string(nested(31)) + `}`), "nests 32 levels"},
+	}
+	for _, tc := range cases {
+		err := transform.CheckNestingForTest(tc.v)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%.20s…: %v", tc.v, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%.20s…: error %v, want %q", tc.v, err, tc.want)
 		}
 	}
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +27,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown flag", []string{"run", "--mapping", bookstoreMapping, "--bogus"}, "unknown flag: --bogus"},
 		{"unknown command", []string{"migrat"}, "unknown command"},
 		{"validate without mapping", []string{"validate"}, "--mapping is required"},
-		{"query without pk", []string{"query", "--table", "T"}, "--table and --pk are required"},
+		{"query without pk", []string{"query", "--table", "T"}, "--pk is required"},
 		{"missing mapping file", []string{"validate", "--mapping", "no/such/file.yaml"}, "no such file"},
 	}
 	for _, tc := range cases {
@@ -181,4 +184,78 @@ func TestValidateMisspelledColumn(t *testing.T) {
 			t.Errorf("missing diagnostic\n  %s\nin:\n%s", w, stderr)
 		}
 	}
+}
+
+// The mapping file can be the argument or $MIGRATE_MAPPING instead of
+// --mapping; given twice differently, it is a usage error.
+func TestMappingArgument(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		code int
+		want string
+	}{
+		{"argument", []string{"validate", bookstoreMapping}, "", exitOK, "syntax ok (6 entities)"},
+		{"environment", []string{"validate"}, bookstoreMapping, exitOK, "syntax ok (6 entities)"},
+		{"flag wins over the environment", []string{"validate", "--mapping", bookstoreMapping}, "no/such.yaml", exitOK, "syntax ok"},
+		{"twice", []string{"validate", "other.yaml", "--mapping", bookstoreMapping}, "", exitUsage, "the mapping is given twice"},
+		{"two arguments", []string{"validate", bookstoreMapping, bookstoreMapping}, "", exitUsage, "accepts at most 1 arg"},
+		{"none", []string{"validate"}, "", exitUsage, "--mapping is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("MIGRATE_MAPPING", tc.env)
+			t.Setenv("MIGRATE_PG_URL", "")
+			t.Setenv("DATABASE_URL", "")
+			out, errOut, code := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+				t.Errorf("exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
+}
+
+// --log-format json writes one JSON object a line.
+func TestLogFormatJSON(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := filepath.Abs(bookstoreMapping)
+	data, _ := os.ReadFile(m)
+	state := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(state, []byte(`{"version":1,"mapping":"x","mappingSHA256":"`+sha256Hex(data)+`","table":"Bookstore","complete":true,"sources":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "--log-format", "json", "run", m, "--state", state, "--pg", "postgres://u@127.0.0.1:1/db?connect_timeout=1")
+	if code != exitFailure {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var logged int
+	for _, line := range strings.Split(errOut, "\n") {
+		if strings.HasPrefix(line, "{") {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(line), &v); err != nil || v["msg"] == nil || v["level"] == nil {
+				t.Errorf("not a JSON log line: %s (%v)", line, err)
+			}
+			logged++
+		}
+	}
+	if logged == 0 || !strings.Contains(errOut, `"msg":"the run recorded in the state file is complete; starting a new run"`) {
+		t.Errorf("no JSON log lines:\n%s", errOut)
+	}
+	if _, errOut, code := runCLI(t, "--log-format", "xml", "validate", m); code != exitUsage || !strings.Contains(errOut, "--log-format must be text or json") {
+		t.Errorf("--log-format xml: exit %d\n%s", code, errOut)
+	}
+}
+
+// Flags are offered only where they work: prune has no --compare.
+func TestPruneOffersNoCompare(t *testing.T) {
+	t.Parallel()
+	_, errOut, code := runCLI(t, "prune", bookstoreMapping, "--compare", "get", "--pg", "postgres://u@127.0.0.1:1/db")
+	if code != exitUsage || !strings.Contains(errOut, "unknown flag: --compare") {
+		t.Errorf("prune --compare: exit %d\n%s", code, errOut)
+	}
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -473,6 +473,30 @@ func TestBookstoreEndToEnd(t *testing.T) {
 		}
 		equalStrings(t, "OPEN orders", attrsOf(merged, "orderId"), want)
 	})
+
+	t.Run("the query command with the mapping: every shard, merged by sort key", func(t *testing.T) {
+		want := b.sqlStrings(t, `SELECT order_id::text AS id FROM orders WHERE status = 'OPEN' ORDER BY placed_at DESC, order_id DESC LIMIT 25`)
+		if len(want) < 2 {
+			t.Fatal("too few OPEN orders: the check proves nothing")
+		}
+		out, errOut, code := runCLI(t, "query", bookstoreMapping, "--endpoint", b.endpoint, "--table", b.table,
+			"--index", "GSI2", "--pk", "STATUS#OPEN", "--desc", "--limit", "25", "--output", "dynamodb-json")
+		if code != 0 {
+			t.Fatalf("query exited %d\n%s", code, errOut)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var item map[string]map[string]any
+			if err := json.Unmarshal([]byte(line), &item); err != nil || item["orderId"]["N"] == nil {
+				t.Fatalf("not a typed item: %s (%v)", line, err)
+			}
+			got = append(got, fmt.Sprint(item["orderId"]["N"]))
+		}
+		equalStrings(t, "OPEN orders, newest first, over every shard", got, want)
+		if _, errOut, code := runCLI(t, "query", bookstoreMapping, "--endpoint", b.endpoint, "--table", b.table, "--index", "GSI7", "--pk", "X"); code != exitUsage || !strings.Contains(errOut, "its indexes: GSI1, GSI2") {
+			t.Errorf("unknown index with a mapping: exit %d\n%s", code, errOut)
+		}
+	})
 }
 
 func mustInt(s string) int64 {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/load"
@@ -51,26 +51,41 @@ half unit: for the 180-byte bookstore items a full scan is ~20x cheaper. Use
 get when the mapping's items are a small part of a large table, or with
 verify --sample.
 
-Memory does not grow with the table: both sides are sorted by key with an
+` + sortMemoryHelp
+
+const sortMemoryHelp = `Memory does not grow with the table: both sides are sorted by key with an
 external merge sort (--sort-memory MB of buffer per side, runs spilled to
 --temp-dir; disk about the size of the expected items plus, for scan, of the
 table) and compared in one streaming merge.`
 
-func (o *compareFlags) register(f *pflag.FlagSet, defaultCompare string, consistent bool) {
-	f.StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+// register adds the flags; withCompare offers --compare (and the flags
+// only get reads use), for the commands that can read either way.
+func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool) {
+	f := cmd.Flags()
+	addMappingFlag(cmd, &o.mapping)
+	o.compare = compareScan
 	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
-	f.StringVar(&o.compare, "compare", defaultCompare, "how to read the target: scan or get (read costs below)")
-	f.IntVar(&o.segments, "segments", 4, "parallel Scan segments (--compare scan)")
-	f.IntVar(&o.concurrency, "concurrency", 8, "BatchGetItem calls in flight (--compare get)")
+	f.IntVar(&o.segments, "segments", engine.DefaultSegments, "parallel Scan segments")
+	if withCompare {
+		f.StringVar(&o.compare, "compare", compareScan, "how to read the target: scan or get (read costs below)")
+		f.IntVar(&o.concurrency, "concurrency", engine.DefaultReadCalls, "BatchGetItem calls in flight (--compare get)")
+	} else {
+		o.concurrency = engine.DefaultReadCalls
+	}
 	f.BoolVar(&o.consistent, "consistent", consistent, "strongly consistent reads (twice the read units)")
 	f.IntVar(&o.sortMemoryMB, "sort-memory", 32, "MB of items each side buffers before sorted runs spill to --temp-dir")
 	f.StringVar(&o.tempDir, "temp-dir", "", "directory for sorted runs (default $TMPDIR or /tmp)")
 	f.IntVar(&o.maxDetails, "max-details", 20, "list at most this many items per category (counts are always complete)")
 	f.StringVar(&o.format, "format", "text", "report format on stdout: text, markdown or json")
 	f.StringVar(&o.color, "color", "auto", "colour in text reports: auto (on a terminal, unless NO_COLOR is set), always, never")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	if withCompare {
+		_ = cmd.RegisterFlagCompletionFunc("compare", cobra.FixedCompletions([]string{compareScan, compareGet}, cobra.ShellCompDirectiveNoFileComp))
+	}
 }
 
 func (o *compareFlags) validate(cmd string) error {

@@ -17,8 +17,10 @@ func init() { register(newPlanCmd) }
 
 type planOpts struct {
 	compareFlags
-	price     float64
-	writeRate float64
+	price            float64
+	writeRate        float64
+	detailedExitCode bool
+	imp              importPlanFlags
 }
 
 func (o *planOpts) validate() error {
@@ -31,13 +33,13 @@ func (o *planOpts) validate() error {
 	if o.writeRate <= 0 {
 		return usagef("plan: --write-rate must be positive")
 	}
-	return nil
+	return o.imp.validate()
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
 	var o planOpts
 	cmd := &cobra.Command{
-		Use:   "plan --mapping FILE --pg URL [--table T] [--endpoint URL] [--format text|markdown|json] [--html FILE] [--compare scan|get]",
+		Use:   "plan [MAPPING] --pg URL [--table T] [--endpoint URL] [--format text|markdown|json] [--html FILE] [--compare scan|get]",
 		Short: "Dry run: what run would create, change and leave stale in the table, and what it costs; writes nothing",
 		Long: `plan reads the source in one snapshot and transforms every row exactly as run
 does, then compares the items with what the target table holds now, by
@@ -58,7 +60,10 @@ it calls DescribeTable, Scan and BatchGetItem only.
 It also estimates the load: item count, average and maximum item size,
 write units (ceil(size / 1 KB) per item in the table, and again in each GSI
 the item appears in), the on-demand cost at --price-per-million-wcu, the
-duration at --write-rate, the largest item collections (hot partitions),
+duration at --write-rate, the same load by Import from S3 instead (the
+items' uncompressed DYNAMODB_JSON at --price-per-gb-import, duration at
+--import-rate after --import-overhead) and which path is cheaper, the
+largest item collections (hot partitions),
 the distinct partition keys of each GSI, the "count: auto" shard counts with
 their inputs, and how many items carry each copied attribute set (what a
 later update of the copied data rewrites).
@@ -71,9 +76,12 @@ report); --html FILE also writes a self-contained page with charts.
 
 Exit codes: 0 the plan was made; 1 it could not be made, or it found
 problems that would make run fail (row errors, duplicate keys, items over
-400 KB); 2 usage or mapping errors.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+400 KB); 2 usage or mapping errors. With --detailed-exitcode (for CI):
+0 no changes, 2 changes (creates, changes or stale items), 1 any error.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg = pgURL(o.pg)
 			if err := o.validate(); err != nil {
 				return err
@@ -82,10 +90,12 @@ problems that would make run fail (row errors, duplicate keys, items over
 		},
 	}
 	f := cmd.Flags()
-	o.register(f, compareScan, false)
+	o.register(cmd, true, false)
 	f.StringVar(&o.html, "html", "", "also write the report as one self-contained HTML file")
 	f.Float64Var(&o.price, "price-per-million-wcu", capacity.DefaultPricePerMillionWCU, "on-demand price in USD of a million write request units")
 	f.Float64Var(&o.writeRate, "write-rate", capacity.DefaultWriteRate, "items per second assumed for the duration estimate")
+	f.BoolVar(&o.detailedExitCode, "detailed-exitcode", false, "exit 0 when the table needs no change, 2 when it does, 1 on any error (problems included)")
+	o.imp.register(f)
 	return cmd
 }
 
@@ -94,7 +104,8 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	if err != nil {
 		return err
 	}
-	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate})
+	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
+		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead})
 	if err != nil {
 		return err
 	}
@@ -115,6 +126,9 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	}
 	if p.Summary.Problems > 0 {
 		return fmt.Errorf("plan: %s: migrate run would fail", plural(int(p.Summary.Problems), "problem"))
+	}
+	if o.detailedExitCode && p.Summary.Create+p.Summary.Change+p.Summary.Stale > 0 {
+		return exitError{code: exitChanges}
 	}
 	return nil
 }

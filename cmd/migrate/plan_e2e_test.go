@@ -126,11 +126,11 @@ func planJSON(t *testing.T, args ...string) (*report.Plan, string) {
 	return &p, errOut
 }
 
-// verifyJSON runs verify --format json; wantCode -1 accepts 0 and 1.
+// verifyJSON runs verify --format json; wantCode -1 accepts 0 and 3.
 func verifyJSON(t *testing.T, wantCode int, args ...string) *report.Verify {
 	t.Helper()
 	out, errOut, code := runCLI(t, append([]string{"verify", "--format", "json"}, args...)...)
-	if wantCode >= 0 && code != wantCode || code > 1 {
+	if wantCode >= 0 && code != wantCode || code != 0 && code != exitDiffers {
 		t.Fatalf("verify exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, wantCode, out, errOut)
 	}
 	var v report.Verify
@@ -237,6 +237,11 @@ func TestPlanAndVerify(t *testing.T) {
 		equalStrings(t, "creates", refKeys(plan.Creates), wantCreates)
 		equalStrings(t, "changes", changeKeys(plan.Changes), wantChanges)
 		equalStrings(t, "stale", refKeys(plan.Stale), wantStale)
+		// For CI: --detailed-exitcode says "changes" with 2 (the mapping
+		// given as the argument this time).
+		if _, errOut, code := runCLI(t, "plan", bookstoreMapping, "--detailed-exitcode", "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table); code != exitChanges {
+			t.Errorf("plan --detailed-exitcode with changes exited %d, want %d\n%s", code, exitChanges, errOut)
+		}
 		if !plan.Table.Exists || plan.Reads.Mode != "scan" || !plan.Reads.StaleChecked || plan.Reads.ItemsRead != int64(len(before)) {
 			t.Errorf("table %+v reads %+v", plan.Table, plan.Reads)
 		}
@@ -293,6 +298,17 @@ func TestPlanAndVerify(t *testing.T) {
 		}
 		if p.Table.Exists || p.Reads.Mode != "none" || p.Summary.Create != p.Summary.Expected || p.Summary.Expected != unchanged+int64(len(wantChanges)+len(wantCreates)) {
 			t.Errorf("table %+v reads %+v summary %+v", p.Table, p.Reads, p.Summary)
+		}
+		// It shows the table run --create-table would create.
+		c := p.Table.Create
+		if c == nil || c.Billing != "PAY_PER_REQUEST" || len(c.Keys) != 2 || c.Keys[0] != (report.KeyAttribute{Name: "PK", Type: "S", Role: "partition"}) || len(c.Indexes) != 2 || c.Indexes[1].Name != "GSI2" || c.Indexes[1].Projection != "ALL" {
+			t.Errorf("table to create: %+v", c)
+		}
+		out, _, _ := runCLI(t, "plan", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table+"-missing", "--color", "never")
+		for _, want := range []string{"migrate run needs --create-table", "table keys: partition PK (S), sort SK (S)", "global index GSI2: partition GSI2PK (S), sort GSI2SK (S); projection ALL"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("plan text lacks %q:\n%s", want, out)
+			}
 		}
 	})
 
@@ -365,6 +381,13 @@ func TestPlanAndVerify(t *testing.T) {
 				t.Errorf("entity %+v", e)
 			}
 		}
+		if _, errOut, code := runCLI(t, "plan", bookstoreMapping, "--detailed-exitcode", "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table); code != exitOK {
+			t.Errorf("plan --detailed-exitcode without changes exited %d, want 0\n%s", code, errOut)
+		}
+		// An error is 1, never 2 (which would read as "changes").
+		if _, _, code := runCLI(t, "plan", bookstoreMapping, "--detailed-exitcode", "--pg", b.pg, "--format", "yaml"); code != exitFailure {
+			t.Errorf("plan --detailed-exitcode with a bad flag exited %d, want 1", code)
+		}
 	})
 
 	// Tamper with the table behind the tool's back.
@@ -382,18 +405,18 @@ func TestPlanAndVerify(t *testing.T) {
 	mustDo(b.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: &b.table, Item: tableItem{"PK": s("BOOK#999999"), "SK": s("BOOK"), "type": s("Book"), "title": s("Planted")}}))
 	mustDo(b.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: &b.table, Item: tableItem{"PK": s("INVOICE#1"), "SK": s("X"), "type": s("Invoice")}}))
 
-	t.Run("verify names the tampered items and exits 1", func(t *testing.T) {
+	t.Run("verify names the tampered items and exits 3", func(t *testing.T) {
 		out, _, code := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table)
 		t.Logf("verify:\n%s", out)
-		if code != 1 {
-			t.Errorf("exit %d, want 1", code)
+		if code != exitDiffers {
+			t.Errorf("exit %d, want %d", code, exitDiffers)
 		}
 		for _, want := range []string{"DIFFERENT", tampered + " | PROFILE", `name: "Tampered" → "Renamed Customer"`, "ORDER#" + newOrder + " | ORDER", "BOOK#999999 | BOOK"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("verify output lacks %q", want)
 			}
 		}
-		v := verifyJSON(t, 1, "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table)
+		v := verifyJSON(t, exitDiffers, "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table)
 		if v.Identical || v.Summary.Different != 1 || v.Summary.Missing != 1 || v.Summary.Unexpected != 1 || v.Summary.Foreign != 1 {
 			t.Errorf("summary %+v", v.Summary)
 		}

@@ -46,16 +46,9 @@ func newProgress(g *globals, quiet bool) *progress {
 	p := &progress{stdout: g.stdout, logger: g.logger, quiet: quiet, lastLog: time.Now(), lastLine: map[string]string{}}
 	if !quiet && isTerminal(g.stderr) {
 		p.bars = mpb.New(mpb.WithOutput(g.stderr), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
-		p.logger = slog.New(slog.NewTextHandler(p.bars, &slog.HandlerOptions{Level: levelOf(g)}))
+		p.logger = g.newLogger(p.bars)
 	}
 	return p
-}
-
-func levelOf(g *globals) slog.Level {
-	if g.verbose {
-		return slog.LevelDebug
-	}
-	return slog.LevelInfo
 }
 
 // Started prints the shard counts and sets up one bar per entity.
@@ -99,7 +92,7 @@ func (p *progress) Progress(pr engine.Progress) {
 		for i, e := range pr.Entities {
 			if i < len(bars) {
 				bars[i].SetTotal(max(e.Estimate, e.RowsRead), false)
-				bars[i].SetCurrent(e.RowsRead)
+				bars[i].SetCurrent(e.ItemsWritten + e.Rejects)
 			}
 		}
 	case time.Since(p.lastLog) >= logEvery && !pr.Done:
@@ -135,7 +128,7 @@ func (p *progress) stop(finished bool) {
 		p.mu.Unlock()
 		for i, b := range bars {
 			if i < len(last.Entities) {
-				b.SetCurrent(last.Entities[i].RowsRead)
+				b.SetCurrent(last.Entities[i].ItemsWritten + last.Entities[i].Rejects)
 			}
 			if finished {
 				b.SetTotal(-1, true)
@@ -147,35 +140,39 @@ func (p *progress) stop(finished bool) {
 	})
 }
 
-// entityLine renders an entity's progress: rows read (of the estimate),
-// items written, items/s and the ETA of its source table.
+// entityLine renders an entity's progress, by what the target
+// acknowledged: items written (of the rows expected), items/s, rejects,
+// rows read ahead of the writes, and the ETA.
 func entityLine(e engine.EntityProgress) string {
 	if e.Started.IsZero() {
 		return "waiting"
 	}
 	elapsed := time.Since(e.Started).Seconds()
-	text := fmt.Sprintf("rows %d", e.RowsRead)
-	if e.Estimate > 0 {
-		text += fmt.Sprintf(" of ~%d", e.Estimate)
+	text := fmt.Sprintf("items %d", e.ItemsWritten)
+	if total := max(e.Estimate, e.RowsRead); total > 0 {
+		text += fmt.Sprintf(" of ~%d", total)
 	}
-	text += fmt.Sprintf(", items %d", e.ItemsWritten)
 	if elapsed > 0 {
 		text += fmt.Sprintf(", %.0f items/s", float64(e.ItemsWritten)/elapsed)
 	}
 	if e.Rejects > 0 {
 		text += fmt.Sprintf(", %d rejected", e.Rejects)
 	}
+	text += fmt.Sprintf(", %d rows read", e.RowsRead)
 	if eta, ok := entityETA(e, elapsed); ok {
 		text += ", ETA " + eta.Round(time.Second).String()
 	}
 	return text
 }
 
-// entityETA extrapolates the rows still to read at the rate seen so far.
+// entityETA extrapolates the items still to write at the rate of
+// acknowledgements so far, until the last one is written.
 func entityETA(e engine.EntityProgress, elapsed float64) (time.Duration, bool) {
-	if e.Estimate <= e.RowsRead || e.RowsRead == 0 || elapsed <= 0 {
+	done := e.ItemsWritten + e.Rejects
+	total := max(e.Estimate, e.RowsRead)
+	if total <= done || done == 0 || elapsed <= 0 {
 		return 0, false
 	}
-	rate := float64(e.RowsRead) / elapsed
-	return time.Duration(float64(e.Estimate-e.RowsRead) / rate * float64(time.Second)), true
+	rate := float64(done) / elapsed
+	return time.Duration(float64(total-done) / rate * float64(time.Second)), true
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +21,7 @@ type pruneOpts struct {
 func newPruneCmd(g *globals) *cobra.Command {
 	var o pruneOpts
 	cmd := &cobra.Command{
-		Use:   "prune --mapping FILE --pg URL [--table T] [--endpoint URL] [--yes]",
+		Use:   "prune [MAPPING] --pg URL [--table T] [--endpoint URL] [--yes]",
 		Short: "Delete stale items: items of this mapping's entities that the source no longer produces",
 		Long: `prune compares the source (one snapshot, transformed exactly as run does) with
 the target table, like plan, and deletes the stale items: items whose entity
@@ -30,23 +32,27 @@ entities are never touched. Without --yes it only lists what it would delete.
 It refuses to delete anything when a source row cannot be transformed: that
 row's item would look stale while it is only unreadable.
 
-It reads the whole table with a parallel Scan (the only way to find stale
-items). ` + compareReadCostHelp + `
+It reads the whole table with one parallel Scan (--segments at a time), the
+only way to find stale items: the table's total size / 4 KB x 1 read unit
+(x 0.5 with --consistent=false). Deletes cost one write unit per item and
+per index it is in.
+
+` + sortMemoryHelp + `
+
 Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg = pgURL(o.pg)
 			if err := o.compareFlags.validate("prune"); err != nil {
 				return err
-			}
-			if o.compare != compareScan {
-				return usagef("prune: stale items are found only by a full read; --compare must be scan")
 			}
 			return runPrune(cmd.Context(), g, &o)
 		},
 	}
 	f := cmd.Flags()
-	o.register(f, compareScan, true)
+	o.register(cmd, false, true)
 	f.BoolVar(&o.yes, "yes", false, "delete the stale items (without it, only list them)")
 	return cmd
 }
@@ -60,26 +66,63 @@ func runPrune(ctx context.Context, g *globals, o *pruneOpts) error {
 	if err != nil {
 		return err
 	}
+	return writeReport(g.stdout, o.format,
+		func(w io.Writer) error { return pruneText(w, res, o.maxDetails) },
+		func(w io.Writer) error { return pruneMarkdown(w, res) },
+		func(w io.Writer) error { return writeJSON(w, res) })
+}
+
+func pruneText(w io.Writer, res *engine.PruneResult, maxDetails int) error {
 	if !res.Exists {
-		fmt.Fprintf(g.stdout, "table %s does not exist: nothing to prune\n", res.Table)
+		fmt.Fprintf(w, "table %s does not exist: nothing to prune\n", res.Table)
 		return nil
 	}
 	verb := "would delete"
 	if res.Deleted {
 		verb = "deleted"
 	}
-	fmt.Fprintf(g.stdout, "prune %s: %s %s\n", res.Table, verb, plural(int(res.Total), "stale item"))
+	fmt.Fprintf(w, "prune %s: %s %s\n", res.Table, verb, plural(int(res.Total), "stale item"))
 	for _, e := range res.Entities {
-		fmt.Fprintf(g.stdout, "  %-14s %d\n", e.Entity, e.Items)
+		fmt.Fprintf(w, "  %-14s %d\n", e.Entity, e.Items)
 	}
 	for _, it := range res.Listed {
-		fmt.Fprintf(g.stdout, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
+		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
 	}
 	if int64(len(res.Listed)) < res.Total {
-		fmt.Fprintf(g.stdout, "  … %d more not shown (--max-details %d)\n", res.Total-int64(len(res.Listed)), o.maxDetails)
+		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Total-int64(len(res.Listed)), maxDetails)
 	}
 	if !res.Deleted && res.Total > 0 {
-		fmt.Fprintln(g.stdout, "nothing was deleted; pass --yes to delete them")
+		fmt.Fprintln(w, "nothing was deleted; pass --yes to delete them")
 	}
 	return nil
+}
+
+func pruneMarkdown(w io.Writer, res *engine.PruneResult) error {
+	if !res.Exists {
+		fmt.Fprintf(w, "Table `%s` does not exist: nothing to prune.\n", res.Table)
+		return nil
+	}
+	verb := "Would delete"
+	if res.Deleted {
+		verb = "Deleted"
+	}
+	fmt.Fprintf(w, "### Prune `%s`\n\n%s %s.\n\n", res.Table, verb, plural(int(res.Total), "stale item"))
+	if len(res.Entities) > 0 {
+		fmt.Fprintln(w, "| entity | items |\n|---|---:|")
+		for _, e := range res.Entities {
+			fmt.Fprintf(w, "| %s | %d |\n", e.Entity, e.Items)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, it := range res.Listed {
+		fmt.Fprintf(w, "- `%s` `%s | %s`\n", it.Entity, it.Key.PK, it.Key.SK)
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -1,88 +1,241 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/transform"
 )
 
 func init() { register(newQueryCmd) }
 
 type queryOpts struct {
+	mapping, state   string
 	table, index     string
 	pk, skPrefix     string
 	skFrom, skTo     string
 	endpoint, region string
-	desc             bool
+	desc, consistent bool
 	limit            int32
 	attributes       []string
+	output           string
 }
 
 func newQueryCmd(g *globals) *cobra.Command {
 	var o queryOpts
 	cmd := &cobra.Command{
-		Use:   "query --table NAME --pk VALUE [--index NAME] [--sk-prefix P | --sk-from A --sk-to B] [--desc]",
+		Use:   "query [MAPPING] --pk VALUE [--table NAME] [--index NAME] [--sk-prefix P | --sk-from A --sk-to B] [--desc]",
 		Short: "Query the target table or one of its indexes (one partition, optional sort-key condition)",
-		Long: `query runs one DynamoDB Query against the table or a global secondary index and
-prints the items, one JSON object a line. It looks up the key attribute names
-with DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.table == "" || o.pk == "" {
-				return usagef("query: --table and --pk are required")
-			}
-			if o.skPrefix != "" && (o.skFrom != "" || o.skTo != "") {
-				return usagef("query: --sk-prefix and --sk-from/--sk-to exclude each other")
-			}
-			if (o.skFrom == "") != (o.skTo == "") {
-				return usagef("query: --sk-from and --sk-to go together")
-			}
-			ctx := cmd.Context()
-			client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: 1, Logger: g.logger})
-			if err != nil {
+		Long: `query runs a DynamoDB Query against the table or a secondary index and prints
+the items, one JSON object a line. It looks up the key attribute names with
+DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#.
+
+With a mapping (the argument, --mapping or $MIGRATE_MAPPING) it knows the
+table, its indexes and their shard counts: --index GSI2 --pk STATUS#OPEN on
+an index sharded as "STATUS#{status}#{shard}" queries every shard and merges
+the items by sort key. "count: auto" shard counts come from the state file of
+the run that computed them (--state, default .migrate/<table>.state.json).
+
+--output json prints plain JSON (numbers exact, binary in base64);
+--output dynamodb-json prints DynamoDB's typed JSON ({"S": ...}).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
-			items, err := engine.Query(ctx, client, engine.QueryInput{
-				Table: o.table, Index: o.index, PK: o.pk,
-				SKPrefix: o.skPrefix, SKFrom: o.skFrom, SKTo: o.skTo,
-				Desc: o.desc, Limit: o.limit, Attributes: o.attributes,
-			})
-			if err != nil {
-				return err
-			}
-			var plain []map[string]any
-			if err := engine.UnmarshalItems(items, &plain); err != nil {
-				return fmt.Errorf("query: %w", err)
-			}
-			for _, it := range plain {
-				b, err := json.Marshal(jsonNumbers(it))
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(g.stdout, string(b))
-			}
-			fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
-			return nil
+			return runQuery(cmd, g, &o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.table, "table", "", "table name")
-	f.StringVar(&o.index, "index", "", "global secondary index to query")
-	f.StringVar(&o.pk, "pk", "", "partition key value")
+	addMappingFlag(cmd, &o.mapping)
+	f.StringVar(&o.state, "state", "", "state file with the run's computed shard counts (default .migrate/<table>.state.json)")
+	f.StringVar(&o.table, "table", "", "table name (default: the mapping's table)")
+	f.StringVar(&o.index, "index", "", "secondary index to query")
+	f.StringVar(&o.pk, "pk", "", "partition key value (of one shard, or, with a mapping, without the shard)")
 	f.StringVar(&o.skPrefix, "sk-prefix", "", "only items whose sort key begins with this")
 	f.StringVar(&o.skFrom, "sk-from", "", "sort key lower bound (inclusive)")
 	f.StringVar(&o.skTo, "sk-to", "", "sort key upper bound (inclusive)")
 	f.BoolVar(&o.desc, "desc", false, "descending sort-key order")
+	f.BoolVar(&o.consistent, "consistent", false, "strongly consistent reads (not on global secondary indexes)")
 	f.Int32Var(&o.limit, "limit", 0, "at most this many items")
 	f.StringSliceVar(&o.attributes, "attributes", nil, "only these attributes (comma-separated)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL")
-	f.StringVar(&o.region, "region", "", "AWS region")
+	f.StringVar(&o.output, "output", "json", "json (plain values) or dynamodb-json (typed)")
+	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
+	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "dynamodb-json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("index", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		// The mapping's indexes, when the mapping is known.
+		if err := resolveMapping(cmd, args, &o.mapping); err != nil || o.mapping == "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		m, err := engine.LoadMapping(o.mapping)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var names []string
+		for _, ix := range m.Indexes {
+			names = append(names, ix.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
+}
+
+func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
+	var m *mapping.Mapping
+	if o.mapping != "" {
+		var err error
+		if m, err = engine.LoadMapping(o.mapping); err != nil {
+			return err
+		}
+		o.table = cmp.Or(o.table, m.Table)
+	}
+	switch {
+	case o.table == "" || o.pk == "":
+		return usagef("query: --pk is required, and --table (or a mapping that names the table)")
+	case o.skPrefix != "" && (o.skFrom != "" || o.skTo != ""):
+		return usagef("query: --sk-prefix and --sk-from/--sk-to exclude each other")
+	case (o.skFrom == "") != (o.skTo == ""):
+		return usagef("query: --sk-from and --sk-to go together")
+	case o.output != "json" && o.output != "dynamodb-json":
+		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
+	}
+	q := engine.QueryInput{
+		Table: o.table, Index: o.index, PK: o.pk,
+		SKPrefix: o.skPrefix, SKFrom: o.skFrom, SKTo: o.skTo,
+		Desc: o.desc, Limit: o.limit, Attributes: o.attributes, Consistent: o.consistent,
+	}
+	if m != nil {
+		if err := shardFanOut(m, o, &q); err != nil {
+			return err
+		}
+		if len(q.PKs) > 1 {
+			g.logger.Debug("query: fanning out over the shards", "index", o.index, "shards", len(q.PKs))
+		}
+	}
+	ctx := cmd.Context()
+	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: 1, Logger: g.logger})
+	if err != nil {
+		return err
+	}
+	items, err := engine.Query(ctx, client, q)
+	if err != nil {
+		return err
+	}
+	if err := printItems(g, o.output, items); err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
+	return nil
+}
+
+// shardFanOut checks --index against the mapping and, when the index key
+// the partition key value belongs to is sharded, sets q.PKs to every
+// shard's key.
+func shardFanOut(m *mapping.Mapping, o *queryOpts, q *engine.QueryInput) error {
+	if o.index == "" {
+		return nil
+	}
+	var names []string
+	for _, ix := range m.Indexes {
+		names = append(names, ix.Name)
+	}
+	if !slices.Contains(names, o.index) {
+		return usagef("query: the mapping has no index %s (its indexes: %s)", o.index, strings.Join(names, ", "))
+	}
+	type sharded struct {
+		entity string
+		ei     *mapping.EntityIndex
+	}
+	var matches []sharded
+	for _, e := range m.Entities {
+		for _, ei := range e.Indexes {
+			if ei.Index != o.index || ei.Shard == nil || ei.PK == nil {
+				continue
+			}
+			if len(ei.PK.Parts) > 0 && ei.PK.Parts[0].Column == "" && !strings.HasPrefix(o.pk, ei.PK.Parts[0].Literal) {
+				continue // another entity's key in the same index
+			}
+			matches = append(matches, sharded{e.Name, ei})
+		}
+	}
+	if len(matches) == 0 {
+		return nil
+	}
+	if len(matches) > 1 && matches[0].ei.PK.Raw != matches[1].ei.PK.Raw {
+		return usagef("query: --pk %q could be a key of %s (%q) or %s (%q) in %s: give one shard's full key without a mapping",
+			o.pk, matches[0].entity, matches[0].ei.PK.Raw, matches[1].entity, matches[1].ei.PK.Raw, o.index)
+	}
+	n := matches[0].ei.Shard.Count
+	if n == 0 { // count: auto, as the run computed it
+		var err error
+		if n, err = stateShardCount(o, matches[0].entity); err != nil {
+			return err
+		}
+	}
+	keys, err := engine.ShardKeys(matches[0].ei.PK, o.pk, n)
+	if err != nil {
+		return err
+	}
+	q.PK, q.PKs = "", keys
+	return nil
+}
+
+// stateShardCount reads a "count: auto" shard count from the state file.
+func stateShardCount(o *queryOpts, entity string) (int, error) {
+	path := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, o.table+".state.json"))
+	st, err := checkpoint.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, usagef("query: %s %s has \"count: auto\" shards, and there is no state file %s with the count the run computed: name it with --state", entity, o.index, path)
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range st.Shards {
+		if s.Entity == entity && s.Index == o.index {
+			return s.Count, nil
+		}
+	}
+	return 0, usagef("query: the state file %s has no shard count for %s %s", path, entity, o.index)
+}
+
+// printItems prints one JSON object a line.
+func printItems(g *globals, output string, items []map[string]types.AttributeValue) error {
+	if output == "dynamodb-json" {
+		for _, it := range items {
+			b, err := transform.MarshalItem(it)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(g.stdout, string(b))
+		}
+		return nil
+	}
+	var plain []map[string]any
+	if err := engine.UnmarshalItems(items, &plain); err != nil {
+		return err
+	}
+	for _, it := range plain {
+		b, err := json.Marshal(jsonNumbers(it))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(g.stdout, string(b))
+	}
+	return nil
 }
 
 // jsonNumbers replaces the exact numbers attributevalue decodes

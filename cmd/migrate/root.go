@@ -19,8 +19,25 @@ const (
 	exitOK          = 0
 	exitFailure     = 1
 	exitUsage       = 2 // bad flags, bad mapping file
+	exitChanges     = 2 // plan --detailed-exitcode: the plan has changes
+	exitDiffers     = 3 // verify: the table differs from the source
 	exitInterrupted = 130
 )
+
+// exitError ends a command with a chosen exit code; its message, if any,
+// is printed like any other error's.
+type exitError struct {
+	code int
+	err  error // nil: nothing more to say
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e exitError) Unwrap() error { return e.err }
 
 // usageError marks errors that are the caller's fault (flags, mapping file);
 // they exit with code 2.
@@ -43,7 +60,24 @@ func (e interruptedError) Unwrap() error { return e.err }
 type globals struct {
 	stdout, stderr io.Writer
 	verbose        bool
+	logFormat      string
 	logger         *slog.Logger
+}
+
+// newLogger returns a logger writing to w in the chosen --log-format.
+func (g *globals) newLogger(w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: levelOf(g)}
+	if g.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func levelOf(g *globals) slog.Level {
+	if g.verbose {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // execute builds the command tree, runs it and maps the outcome to an exit
@@ -55,8 +89,36 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	code := outcome(root, args, err, stderr)
+	var ee exitError
+	if code == exitUsage && !errors.As(err, &ee) && detailedExitCode(args) {
+		// plan --detailed-exitcode says "changes" with 2: an error is 1.
+		return exitFailure
+	}
+	return code
+}
+
+// detailedExitCode reports whether args ask plan for --detailed-exitcode.
+func detailedExitCode(args []string) bool {
+	for _, a := range args {
+		if a == "--detailed-exitcode" || a == "--detailed-exitcode=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// outcome prints err, if any, and maps it to an exit code.
+func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "migrate: %v\n", ee.err)
+		}
+		return ee.code
 	}
 	var ue usageError
 	var ie interruptedError
@@ -93,22 +155,26 @@ func newRootCmd(g *globals) *cobra.Command {
 into single-table DynamoDB items as a mapping file describes, and batch-writes
 them to DynamoDB.
 
-Exit codes: 0 success, 1 failure, 2 usage or mapping error, 130 interrupted.`,
+Exit codes: 0 success, 1 failure, 2 usage or mapping error (plan
+--detailed-exitcode: changes), 3 verify found differences, 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			level := slog.LevelInfo
-			if g.verbose {
-				level = slog.LevelDebug
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if g.logFormat != "text" && g.logFormat != "json" {
+				return usagef("--log-format must be text or json, not %q", g.logFormat)
 			}
-			g.logger = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+			g.logger = g.newLogger(g.stderr)
+			return nil
 		},
 	}
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug details to stderr")
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "log lines on stderr as text or json (one object a line)")
+	_ = root.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError{err} })
 	for _, add := range subcommands {
 		root.AddCommand(add(g))
 	}
+	setVersion(root)
 	return root
 }
 

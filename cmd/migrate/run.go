@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,6 +44,9 @@ type runOpts struct {
 	tempDir     string
 	profiles    profiles
 
+	fromExportOpts // run --from-export (fromexport.go)
+	par            readerFlags
+
 	// Set by the command from the flags, not flags themselves.
 	pgFrom        string // where the URL came from: "flag" or the environment variable's name
 	rejectFileSet bool
@@ -54,8 +57,14 @@ func (o *runOpts) validate() error {
 	if o.mapping == "" {
 		return usagef("run: --mapping is required")
 	}
-	if o.pg == "" {
+	if o.pg == "" && o.fromExport == "" {
 		return usagef("run: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	}
+	if err := o.fromExportOpts.validate(); err != nil {
+		return err
+	}
+	if err := o.par.validate("run"); err != nil {
+		return err
 	}
 	if o.concurrency < 1 {
 		return usagef("run: --concurrency must be at least 1")
@@ -96,7 +105,7 @@ func (o *runOpts) validate() error {
 func newRunCmd(g *globals) *cobra.Command {
 	var o runOpts
 	cmd := &cobra.Command{
-		Use:   "run --mapping FILE --pg URL [--table NAME] [--endpoint URL] [flags]",
+		Use:   "run [MAPPING] --pg URL [--table NAME] [--endpoint URL] [flags]",
 		Short: "Migrate: read the source in one snapshot, transform, batch-write to DynamoDB",
 		Long: `run validates the mapping against the source catalog, then reads every source
 table in one read-only snapshot, turns rows into items and writes them with
@@ -116,10 +125,22 @@ are written to a JSON-lines reject file with --on-error reject.
 The DynamoDB client uses the standard AWS configuration (credential chain,
 AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB); --endpoint and --region override it.
 
+--readers N reads with N connections in one snapshot (the first exports it
+with pg_export_snapshot(), the others join it): tables are read at once, and
+analyzed tables of more than --range-rows rows are split into key ranges,
+each checkpointed on its own. The items written do not depend on N.
+
+--from-export DIR|s3://bucket/prefix loads an export (migrate export) into
+an existing table instead of reading --pg, with the same writer, checks,
+checkpoints (per file and line) and reject file; --files k/N loads only the
+k-th of N disjoint shares of its files, so that N machines load it together.
+
 Exit codes: 0 done, 1 failed (or more rejects than --max-rejects), 2 usage,
 mapping or state-file problem, 130 interrupted (resumable).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			f := cmd.Flags()
 			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
@@ -137,7 +158,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
@@ -161,6 +182,8 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.StringVar(&o.tempDir, "temp-dir", "", "directory for the duplicate-key check of entities whose keys are not proven unique (default $TMPDIR or /tmp)")
 	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the run (go tool pprof)")
+	o.fromExportOpts.register(f)
+	o.par.register(f)
 	return cmd
 }
 
@@ -170,15 +193,20 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		return err
 	}
 	table := cmp.Or(o.table, m.Table)
-	statePath := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, table+".state.json"))
+	statePath := cmp.Or(o.state, o.defaultState(table))
 	resume := resumeCommand(cmd.Flags(), o.pgFrom, statePath)
 
 	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: o.concurrency, Logger: g.logger})
 	if err != nil {
 		return err
 	}
+	exp, err := o.source(ctx, g, o.region)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(g, o.quiet)
 	cfg := engine.RunConfig{
+		Export:      exp,
 		Mapping:     m,
 		Postgres:    o.pg,
 		DynamoDB:    client,
@@ -202,6 +230,8 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		ResumeCommand: resume,
 		Observer:      prog,
 		Logger:        prog.logger,
+		Readers:       o.par.readers,
+		RangeRows:     o.par.rangeRows,
 	}
 	res, err := engine.Run(ctx, cfg)
 	prog.stop(res != nil && res.Status == engine.StatusComplete)
@@ -216,7 +246,24 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 	case res.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
 		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(res.AllRuns.Rejects), "reject"), res.RejectFile)
 	}
+	if errors.Is(err, engine.ErrBadRow) && o.onError == engine.OnErrorFail {
+		again := resume
+		if errors.Is(err, load.ErrDuplicateKey) {
+			// A resumed run does not see the rows before the checkpoint,
+			// so it could not tell the duplicate's first row: start over.
+			again = strings.TrimSuffix(again, " --resume") + " --fresh"
+		}
+		err = fmt.Errorf("%w\nor, to write bad rows to a reject file (%s) and go on, run:\n  %s --on-error reject --max-rejects -1",
+			err, cmp.Or(o.rejectFile, res.Table+".rejects.jsonl"), again)
+	}
 	printSummary(g.stdout, res)
+	if len(res.SourceChanges) > 0 {
+		fmt.Fprintln(g.stderr, "migrate: the source changed since the run being resumed; these finished tables were not read again:")
+		for _, c := range res.SourceChanges {
+			fmt.Fprintf(g.stderr, "  %s: %d rows (last key %s) then, %d rows (last key %s) now\n", c.Source, c.RowsThen, c.LastKeyThen, c.RowsNow, c.LastKeyNow)
+		}
+		fmt.Fprintf(g.stderr, "the table may differ from the source: see with\n  migrate verify %s --table %s\nthen run again with --fresh (and migrate prune for deleted rows)\n", shellQuote(o.mapping), shellQuote(res.Table))
+	}
 	if o.summaryJSON != "" {
 		if werr := writeSummaryJSON(o.summaryJSON, res); werr != nil {
 			err = errors.Join(err, werr)

@@ -18,7 +18,7 @@ func TestRunUsage(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	mappingFile := filepath.Join(dir, "m.yaml")
-	mappingText := []byte("table: T1\nkeys: { partition: PK, sort: SK }\nentities:\n  A:\n    from: a\n    key: { pk: \"A#{id}\", sk: \"A\" }\n    attributes: { id: id }\n")
+	mappingText := []byte("table: Tab1\nkeys: { partition: PK, sort: SK }\nentities:\n  A:\n    from: a\n    key: { pk: \"A#{id}\", sk: \"A\" }\n    attributes: { id: id }\n")
 	if err := os.WriteFile(mappingFile, mappingText, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -32,10 +32,10 @@ func TestRunUsage(t *testing.T) {
 		return path
 	}
 	hash := checkpoint.Hash(mappingText)
-	unfinished := state("unfinished.json", &checkpoint.State{Mapping: mappingFile, MappingSHA256: hash, Table: "T1",
+	unfinished := state("unfinished.json", &checkpoint.State{Mapping: mappingFile, MappingSHA256: hash, Table: "Tab1",
 		Sources: []checkpoint.Source{{Name: "public.a", After: checkpoint.Position{int64(5)}, Rows: 5}}})
-	otherMapping := state("other.json", &checkpoint.State{Mapping: mappingFile, MappingSHA256: checkpoint.Hash([]byte("old")), Table: "T1"})
-	complete := state("complete.json", &checkpoint.State{Mapping: mappingFile, MappingSHA256: hash, Table: "T1", Complete: true})
+	otherMapping := state("other.json", &checkpoint.State{Mapping: mappingFile, MappingSHA256: checkpoint.Hash([]byte("old")), Table: "Tab1"})
+	complete := state("complete.json", &checkpoint.State{Mapping: mappingFile, MappingSHA256: hash, Table: "Tab1", Complete: true})
 	garbage := filepath.Join(dir, "garbage.json")
 	os.WriteFile(garbage, []byte("{"), 0o600)
 	missing := state("missing.json", nil)
@@ -60,10 +60,10 @@ func TestRunUsage(t *testing.T) {
 		{"bad duration", []string{"--max-batch-elapsed", "soon"}, exitUsage, []string{"invalid argument \"soon\""}},
 		{"resume and fresh", []string{"--resume", "--fresh"}, exitUsage, []string{"--resume and --fresh exclude each other"}},
 		{"resume without state file", []string{"--resume", "--state", missing}, exitUsage, []string{"there is no state file " + missing, "run without --resume"}},
-		{"unfinished state without a choice", []string{"--state", unfinished}, exitUsage, []string{unfinished + ` holds an unfinished run into table "T1" (5 rows done`, "pass --resume to continue it, or --fresh to start over"}},
+		{"unfinished state without a choice", []string{"--state", unfinished}, exitUsage, []string{unfinished + ` holds an unfinished run into table "Tab1" (5 rows done`, "pass --resume to continue it, or --fresh to start over"}},
 		{"unfinished state of another mapping", []string{"--state", otherMapping}, exitUsage, []string{"that --resume could not continue", "the mapping changed", "--resume", "--fresh"}},
 		{"resume with a changed mapping", []string{"--resume", "--state", otherMapping}, exitUsage, []string{"cannot continue the run recorded in " + otherMapping, "the mapping changed since the state file was written", "pass --fresh"}},
-		{"resume into another table", []string{"--resume", "--state", unfinished, "--table", "T2"}, exitUsage, []string{`the state file is for another target table: it records a migration into "T1", not "T2"`}},
+		{"resume into another table", []string{"--resume", "--state", unfinished, "--table", "Tab2"}, exitUsage, []string{`the state file is for another target table: it records a migration into "Tab1", not "Tab2"`}},
 		{"garbage state", []string{"--state", garbage}, exitUsage, []string{"is not a state file", "pass --fresh"}},
 		{"resume a complete run", []string{"--resume", "--state", complete}, exitOK, []string{"nothing to resume: the run recorded in " + complete + " completed", "--fresh"}},
 		// These pass every check and then fail to connect: exit 1, and the

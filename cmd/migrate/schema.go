@@ -10,30 +10,31 @@ import (
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
-func init() { register(newSchemaCmd) }
-
 type schemaOpts struct {
 	pg string
 }
 
 func (o *schemaOpts) validate(op string) error {
 	if o.pg == "" {
-		return usagef("schema %s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", op)
+		return usagef("sample schema %s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", op)
 	}
 	return nil
 }
 
-func newSchemaCmd(g *globals) *cobra.Command {
+// newSampleSchemaCmd is `migrate sample schema up|down`.
+func newSampleSchemaCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema up|down",
 		Short: "Create or drop the sample bookstore schema in PostgreSQL",
 		Long: `schema applies (up) or reverts (down) the sample bookstore's migrations,
 which are embedded in this binary: customers, addresses, authors, books,
 orders and order_items. Both are idempotent: a database already up to date
-is not an error. Fill the tables with "migrate seed".`,
+is not an error. The version is recorded in migrate_sample_schema_migrations,
+never in the database's own schema_migrations. Fill the tables with
+"migrate sample seed".`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return usagef("schema: name a subcommand: up or down")
+			return usagef("sample schema: name a subcommand: up or down")
 		},
 	}
 	cmd.AddCommand(
@@ -62,7 +63,7 @@ func newSchemaOpCmd(g *globals, op, short string, do func(context.Context, strin
 				}
 				return err
 			}
-			fmt.Fprintf(g.stdout, "schema %s: done in %.1fs\n", op, time.Since(start).Seconds())
+			fmt.Fprintf(g.stdout, "sample schema %s: done in %.1fs\n", op, time.Since(start).Seconds())
 			return nil
 		},
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/pgdynamo/migrate/internal/seed"
 )
 
-func init() { register(newSeedCmd) }
-
 type seedOpts struct {
 	pg  string
 	cfg seed.Config
@@ -22,7 +20,7 @@ type seedOpts struct {
 
 func (o *seedOpts) validate() error {
 	if o.pg == "" {
-		return usagef("seed: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return usagef("sample seed: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
 	}
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{err}
@@ -30,12 +28,13 @@ func (o *seedOpts) validate() error {
 	return nil
 }
 
-func newSeedCmd(g *globals) *cobra.Command {
+// newSampleSeedCmd is `migrate sample seed`.
+func newSampleSeedCmd(g *globals) *cobra.Command {
 	var o seedOpts
 	cmd := &cobra.Command{
 		Use:   "seed --pg URL [--scale N] [--seed S] [--replace]",
 		Short: "Fill the sample bookstore with deterministic data",
-		Long: `seed fills the bookstore tables (create them with "migrate schema up") with
+		Long: `seed fills the bookstore tables (create them with "migrate sample schema up") with
 generated data, in one transaction: the same --seed and --scale always give
 the same rows. --scale is the number of customers; the other tables follow
 (about 18 rows per customer in all, so --scale 55000 loads about a million).
@@ -70,7 +69,7 @@ func runSeed(ctx context.Context, g *globals, o seedOpts) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 
-	g.logger.Info("seeding", "scale", o.cfg.Scale, "seed", o.cfg.Seed, "replace", o.cfg.Replace)
+	g.logger.Debug("seeding", "scale", o.cfg.Scale, "seed", o.cfg.Seed, "replace", o.cfg.Replace)
 	start := time.Now()
 	counts, err := seed.Load(ctx, conn, o.cfg)
 	switch {
@@ -80,7 +79,7 @@ func runSeed(ctx context.Context, g *globals, o seedOpts) error {
 	case errors.Is(err, seed.ErrNotEmpty):
 		return fmt.Errorf("%w; pass --replace to truncate the bookstore tables first", err)
 	case errors.Is(err, seed.ErrNoSchema):
-		return fmt.Errorf("%w; run \"migrate schema up\" first", err)
+		return fmt.Errorf("%w; run \"migrate sample schema up\" first", err)
 	case err != nil:
 		return err
 	}

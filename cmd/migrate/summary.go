@@ -5,20 +5,25 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/report"
 )
 
-// printSummary prints a run's per-entity table. Rows read are per entity:
-// the entities of one source table each count its rows.
+// printSummary prints a run's per-entity table, in the plan's and
+// verify's table style. Rows read are per entity: the entities of one
+// source table each count its rows. Retries and throttled count item
+// sends (an item re-sent in three calls is two retries), not calls.
 func printSummary(w io.Writer, s *engine.RunResult) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ENTITY\tSOURCE\tROWS READ\tITEMS WRITTEN\tREJECTS\tRETRIES\tTHROTTLED\tWCU\tSECONDS\t")
+	rows := [][]string{{"ENTITY", "SOURCE", "ROWS READ", "ITEMS WRITTEN", "REJECTS", "ITEM RETRIES", "ITEMS THROTTLED", "WCU", "SECONDS"}}
 	for _, e := range append(s.Entities, s.Total) {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t\n", e.Entity, e.Source, e.RowsRead, e.ItemsWritten, e.Rejects, e.Retries, e.Throttled, e.WCU, e.Seconds)
+		rows = append(rows, []string{e.Entity, e.Source, report.Count(e.RowsRead), report.Count(e.ItemsWritten), report.Count(e.Rejects),
+			report.Count(e.Retries), report.Count(e.Throttled), report.Count(e.WCU), fmt.Sprintf("%.1f", e.Seconds)})
 	}
-	tw.Flush()
+	_ = report.WriteTable(w, "", "ll", rows)
+	if wr := s.Writer; wr.Calls > 0 {
+		fmt.Fprintf(w, "%s BatchWriteItem calls, %s throttled or partly unprocessed\n", report.Count(wr.Calls), report.Count(wr.ThrottledCalls))
+	}
 }
 
 // writeSummaryJSON writes the summary to path (atomically enough for a

@@ -15,27 +15,34 @@ func init() { register(newValidateCmd) }
 type validateOpts struct {
 	mapping string
 	pg      string
+	forSync bool
 }
 
 func newValidateCmd(g *globals) *cobra.Command {
 	var o validateOpts
 	cmd := &cobra.Command{
-		Use:   "validate --mapping FILE [--pg URL]",
+		Use:   "validate [MAPPING] [--pg URL]",
 		Short: "Check a mapping file, and with --pg against the live source catalog",
 		Long: `validate parses the mapping file and reports every problem at once as
 file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
 checks the mapping against the source database's catalog: tables and columns
 exist, key templates use sortable columns, keys identify rows and cannot
-collide. It reads only the catalog and writes nothing. Exit code 2 when the
-mapping has problems.
+collide. It also checks what sync needs of the source: wal_level = logical, and
+replica identities that carry the columns deletes and key changes need (each
+problem prints the ALTER statement that fixes it); those are notes, or errors
+with --for-sync. It reads only the catalog and writes nothing. Exit code 2 when
+the mapping has problems. Warnings (a key template reading a nullable column,
+whose NULL rows a run would reject) are printed but do not fail it.
 
 It also says which entities' keys are proven unique: their key templates
 contain a NOT NULL unique key of the source table, with the separator (or
 zero padding) between placeholders, and no other entity's keys can look
 the same. A run keeps no record of those keys; it checks the keys of the
 other entities for duplicates, in bounded memory and on disk.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
@@ -48,17 +55,22 @@ other entities for duplicates, in bounded memory and on disk.`,
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			proof, err := engine.ValidateKeys(cmd.Context(), m, url)
+			proof, ws, err := engine.ValidateKeys(cmd.Context(), m, url)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog)\n", o.mapping, plural(len(m.Entities), "entity"))
+			// Warnings are advice: printed, never a failure.
+			if ws != nil {
+				fmt.Fprintln(g.stderr, ws.Error())
+			}
+			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, plural(len(m.Entities), "entity"), plural(len(ws), "warning"))
 			printKeyProof(g.stdout, proof)
-			return nil
+			return checkForSync(cmd.Context(), g, m, url, o.forSync)
 		},
 	}
-	cmd.Flags().StringVar(&o.mapping, "mapping", "", "mapping file (YAML)")
+	addMappingFlag(cmd, &o.mapping)
 	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
 }
 

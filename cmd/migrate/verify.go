@@ -37,7 +37,7 @@ var errDifferent = errors.New("verify: the table differs from the source")
 func newVerifyCmd(g *globals) *cobra.Command {
 	var o verifyOpts
 	cmd := &cobra.Command{
-		Use:   "verify --mapping FILE --pg URL [--table T] [--endpoint URL] [--sample P] [--format text|markdown|json]",
+		Use:   "verify [MAPPING] --pg URL [--table T] [--endpoint URL] [--sample P] [--format text|markdown|json]",
 		Short: "Check a loaded table against the source: per-entity counts and content hashes, every differing item",
 		Long: `verify recomputes the expected items from the source in one snapshot, exactly
 as run produces them, and compares them with the target table by primary key:
@@ -62,10 +62,12 @@ cost), so that a verify right after a run sees every write.
 
 ` + compareReadCostHelp + `
 
-Exit codes: 0 identical; 1 any difference (printed) or failure; 2 usage or
-mapping errors.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+Exit codes: 0 identical; 3 any difference (printed); 1 verify could not run;
+2 usage or mapping errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
 			o.pg = pgURL(o.pg)
 			if err := o.validate(cmd); err != nil {
 				return err
@@ -74,7 +76,7 @@ mapping errors.`,
 		},
 	}
 	f := cmd.Flags()
-	o.register(f, compareScan, true)
+	o.register(cmd, true, true)
 	f.Float64Var(&o.sample, "sample", 1, "check this fraction of the keys (0 < P <= 1), chosen by a hash of the key")
 	return cmd
 }
@@ -98,7 +100,7 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 		return fmt.Errorf("verify: write report: %w", err)
 	}
 	if !v.Identical {
-		return errDifferent
+		return exitError{code: exitDiffers, err: errDifferent}
 	}
 	return nil
 }

@@ -9,8 +9,9 @@
 // that a resumed read starts exactly after the row it stopped at.
 //
 // The file holds no secrets: no database URL, no credentials, only the
-// mapping's path and hash, the target table, positions (key values of
-// source rows) and counts. It is written atomically (a temporary file in
+// mapping's path and hash, the target table and its identity (endpoint
+// without credentials, region, ARN, ID, creation time), positions (key
+// values of source rows) and counts. It is written atomically (a temporary file in
 // the same directory, synced, then renamed over the old one), so a crash at
 // any moment leaves the previous state or the new one, never a torn file.
 package checkpoint
@@ -44,12 +45,15 @@ type State struct {
 	Version int `json:"version"`
 	// Mapping is the mapping file's path as given on the command line, for
 	// people; MappingSHA256 (hex) is what a resume checks.
-	Mapping       string    `json:"mapping"`
-	MappingSHA256 string    `json:"mappingSHA256"`
-	Table         string    `json:"table"`
-	Complete      bool      `json:"complete"`
-	StartedAt     time.Time `json:"startedAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	Mapping       string `json:"mapping"`
+	MappingSHA256 string `json:"mappingSHA256"`
+	Table         string `json:"table"`
+	// Target identifies the table the positions were written to; a resume
+	// into another one (CheckTarget) would skip rows it never wrote.
+	Target    *Target   `json:"target,omitempty"`
+	Complete  bool      `json:"complete"`
+	StartedAt time.Time `json:"startedAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 	// Shards are the shard counts computed for "count: auto" indexes; a
 	// resumed run reuses them so that items land in the same shards.
 	Shards  []Shard  `json:"shards,omitempty"`
@@ -60,6 +64,11 @@ type State struct {
 	// rows after the positions are read, and rejected, again.
 	RejectFile  string `json:"rejectFile,omitempty"`
 	RejectBytes int64  `json:"rejectBytes,omitempty"`
+	// Export identifies the export a run loads (run --from-export) and
+	// the files it takes; its Sources are then the files, and a position
+	// is the number of the last line done. Empty for a run that reads
+	// the database.
+	Export string `json:"export,omitempty"`
 }
 
 // Shard is the shard count of one index of one entity.
@@ -80,6 +89,14 @@ type Source struct {
 	// Rows counts the rows done, over every run of this migration.
 	Rows     int64    `json:"rows"`
 	Entities []Counts `json:"entities,omitempty"`
+	// Table, From and Until describe one key range of a table split for
+	// parallel readers: Name is then the range's ("public.orders [2/8]"),
+	// Table the table's, and the range holds the rows with keys after
+	// From (none: from the first) up to Until included (none: to the
+	// last). A resumed run reads the same ranges.
+	Table string   `json:"table,omitempty"`
+	From  Position `json:"from,omitempty"`
+	Until Position `json:"until,omitempty"`
 }
 
 // Counts are the items written and the rows rejected for one entity, for

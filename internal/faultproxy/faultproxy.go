@@ -10,6 +10,12 @@
 // same faults whatever the order in which concurrent requests arrive, and a
 // retried request draws again, so a retry loop always ends.
 //
+// It can also emulate provisioned throughput (Config.Capacity): a table's
+// and each partition's write units per second, refusing writes beyond them
+// as DynamoDB does, so that a writer's rate control can be measured against
+// known limits. StartSink gives it an in-process upstream that acknowledges
+// every write, for throughput benchmarks.
+//
 // The proxy rewrites the body of requests it partly forwards, which breaks
 // their SigV4 signature: the upstream must not check signatures (DynamoDB
 // Local and other emulators do not).
@@ -17,6 +23,7 @@ package faultproxy
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Fault is a kind of injected failure.
@@ -69,9 +77,41 @@ type Config struct {
 	// Rate is the probability, in [0, 1], that a BatchWriteItem call gets a
 	// fault.
 	Rate float64
-	// Faults are the kinds to choose from, uniformly. Default AllFaults.
+	// Faults are the kinds to choose from, uniformly; a kind listed twice is
+	// drawn twice as often. Default AllFaults.
 	Faults []Fault
+	// Capacity, when set, limits the write units per second of calls that
+	// draw no fault.
+	Capacity Capacity
 }
+
+// Capacity emulates provisioned write throughput. Each write request costs
+// ceil(item size / 1 KB) write units (a delete one), the item size computed
+// as DynamoDB does, approximately (names and values; index writes are not
+// counted). A request is written only if both the table's and its
+// partition's token buckets hold its units; the others come back as
+// UnprocessedItems, and a call of which nothing could be written gets
+// ProvisionedThroughputExceededException, as DynamoDB answers. Buckets start
+// full and hold Burst's worth of their rate.
+type Capacity struct {
+	// TableWCU is the table's write units per second; 0 means no table limit.
+	TableWCU float64
+	// PartitionWCU is each partition's write units per second; 0 means no
+	// partition limit. DynamoDB's is 1,000.
+	PartitionWCU float64
+	// Partitions is the number of partitions; an item goes to the one its
+	// partition key value hashes to. Default 1.
+	Partitions int
+	// PartitionKey is the attribute holding the partition key. Required
+	// with PartitionWCU.
+	PartitionKey string
+	// Burst is how much unused capacity a bucket keeps. Default 1s
+	// (DynamoDB keeps up to 300 s, which would hide a writer's steady state
+	// for minutes).
+	Burst time.Duration
+}
+
+func (c Capacity) enabled() bool { return c.TableWCU > 0 || c.PartitionWCU > 0 }
 
 // Stats counts what the proxy saw and did.
 type Stats struct {
@@ -79,6 +119,15 @@ type Stats struct {
 	Faults    map[Fault]int  // faults injected, by kind
 	Withheld  int            // write requests returned as UnprocessedItems without being forwarded
 	Forwarded int            // calls forwarded upstream (in full or in part)
+
+	// OverCapacity counts BatchWriteItem calls refused in whole or in part
+	// by the capacity emulation, Refused the write requests it refused.
+	OverCapacity int
+	Refused      int
+	// Written counts the write requests the capacity emulation let through,
+	// WriteUnits their units (both 0 without Capacity).
+	Written    int
+	WriteUnits float64
 }
 
 // Proxy is the fault-injecting reverse proxy. It is an http.Handler; Start
@@ -89,9 +138,11 @@ type Proxy struct {
 	client   *http.Client
 	srv      *httptest.Server
 
-	mu    sync.Mutex
-	seen  map[uint64]uint64 // body hash -> times seen
-	stats Stats
+	mu         sync.Mutex
+	seen       map[uint64]uint64 // body hash -> times seen
+	stats      Stats
+	table      bucket
+	partitions []bucket
 }
 
 // New returns a Proxy forwarding to upstream (e.g. "http://127.0.0.1:8000").
@@ -111,7 +162,16 @@ func New(upstream string, cfg Config) (*Proxy, error) {
 			return nil, fmt.Errorf("faultproxy: unknown fault %q", f)
 		}
 	}
-	return &Proxy{
+	c := &cfg.Capacity
+	c.Partitions = cmp.Or(c.Partitions, 1)
+	c.Burst = cmp.Or(c.Burst, time.Second)
+	switch {
+	case c.TableWCU < 0 || c.PartitionWCU < 0 || c.Partitions < 1 || c.Burst < 0:
+		return nil, fmt.Errorf("faultproxy: capacity %+v: rates, partitions and burst must be positive", *c)
+	case c.PartitionWCU > 0 && c.PartitionKey == "":
+		return nil, errors.New("faultproxy: a partition capacity needs the partition key attribute")
+	}
+	p := &Proxy{
 		upstream: u,
 		cfg:      cfg,
 		client: &http.Client{Transport: &http.Transport{
@@ -120,7 +180,13 @@ func New(upstream string, cfg Config) (*Proxy, error) {
 		}},
 		seen:  map[uint64]uint64{},
 		stats: Stats{Requests: map[string]int{}, Faults: map[Fault]int{}},
-	}, nil
+	}
+	now := time.Now()
+	p.table = newBucket(c.TableWCU, c.Burst, now)
+	for range c.Partitions {
+		p.partitions = append(p.partitions, newBucket(c.PartitionWCU, c.Burst, now))
+	}
+	return p, nil
 }
 
 // Start returns a Proxy serving on a loopback port; Close stops it.
@@ -198,10 +264,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fault, rng := p.decide(op, body)
 	switch fault {
 	case "":
+		if op == "BatchWriteItem" {
+			p.write(w, r, body)
+			return
+		}
 		p.forward(w, r, body)
 	case ProvisionedThroughputExceeded:
-		writeError(w, http.StatusBadRequest, "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
-			"faultproxy: injected: The level of configured provisioned throughput for the table was exceeded.")
+		writeThrottle(w)
 	case Throttling:
 		writeError(w, http.StatusBadRequest, "com.amazon.coral.availability#ThrottlingException", "faultproxy: injected: Rate of requests exceeds the allowed throughput.")
 	case InternalError:
@@ -270,14 +339,9 @@ type batchRequest map[string]json.RawMessage
 // partial forwards part of a BatchWriteItem call and returns the rest as
 // UnprocessedItems.
 func (p *Proxy) partial(w http.ResponseWriter, r *http.Request, body []byte, rng *rand.Rand) {
-	var req batchRequest
-	var items map[string][]json.RawMessage
-	if err := json.Unmarshal(body, &req); err != nil {
+	req, items, ok := parseBatch(body)
+	if !ok {
 		p.forward(w, r, body) // not ours to judge: let the upstream reject it
-		return
-	}
-	if err := json.Unmarshal(req["RequestItems"], &items); err != nil {
-		p.forward(w, r, body)
 		return
 	}
 	total := 0
@@ -289,8 +353,7 @@ func (p *Proxy) partial(w http.ResponseWriter, r *http.Request, body []byte, rng
 		p.stats.Faults[Unprocessed]--
 		p.stats.Faults[ProvisionedThroughputExceeded]++
 		p.mu.Unlock()
-		writeError(w, http.StatusBadRequest, "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
-			"faultproxy: injected: The level of configured provisioned throughput for the table was exceeded.")
+		writeThrottle(w)
 		return
 	}
 	// Withhold each request with probability 1/2, keeping at least one on
@@ -310,6 +373,35 @@ func (p *Proxy) partial(w http.ResponseWriter, r *http.Request, body []byte, rng
 		withhold[rng.IntN(total)] = false
 		n--
 	}
+	p.mu.Lock()
+	p.stats.Withheld += n
+	p.mu.Unlock()
+	p.forwardPart(w, r, req, items, withhold)
+}
+
+func writeThrottle(w http.ResponseWriter) {
+	writeError(w, http.StatusBadRequest, "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+		"faultproxy: The level of configured provisioned throughput for the table was exceeded.")
+}
+
+// parseBatch reads a BatchWriteItem body, keeping the write requests as raw
+// JSON.
+func parseBatch(body []byte) (batchRequest, map[string][]json.RawMessage, bool) {
+	var req batchRequest
+	var items map[string][]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, nil, false
+	}
+	if err := json.Unmarshal(req["RequestItems"], &items); err != nil {
+		return nil, nil, false
+	}
+	return req, items, true
+}
+
+// forwardPart forwards the write requests not withheld (withhold is in
+// the order of the sorted table names, then the requests) and answers with
+// the withheld ones merged into the upstream's UnprocessedItems.
+func (p *Proxy) forwardPart(w http.ResponseWriter, r *http.Request, req batchRequest, items map[string][]json.RawMessage, withhold []bool) {
 	forward := map[string][]json.RawMessage{}
 	withheld := map[string][]json.RawMessage{}
 	i := 0
@@ -352,9 +444,6 @@ func (p *Proxy) partial(w http.ResponseWriter, r *http.Request, body []byte, rng
 		unprocessed[table] = append(unprocessed[table], reqs...)
 	}
 	out["UnprocessedItems"] = mustMarshal(unprocessed)
-	p.mu.Lock()
-	p.stats.Withheld += n
-	p.mu.Unlock()
 	copyResponse(w, resp.Header, http.StatusOK, mustMarshal(out))
 }
 

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/mapdoc"
+)
+
+func init() { register(newDocsCmd) }
+
+type docsOpts struct {
+	mapping, pg, output string
+}
+
+func newDocsCmd(g *globals) *cobra.Command {
+	var o docsOpts
+	cmd := &cobra.Command{
+		Use:   "docs [MAPPING] [--pg URL] [--output FILE]",
+		Short: "Write the design's documentation as markdown: entities, keys, indexes, shards, access patterns",
+		Long: `docs writes what a team reviews when the design changes: the table's keys, a key
+table per entity, the indexes and the entities they serve, the shard count a
+reader of every sharded index must query, and the access patterns.
+
+Without --pg it reads the mapping file only, and a "count: auto" shard count
+is given by its inputs. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it
+also checks the mapping against the source catalog and computes every auto
+shard count from the source, as run does. It writes nothing else.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
+			if o.mapping == "" {
+				return usagef("docs: --mapping is required")
+			}
+			m, err := engine.LoadMapping(o.mapping)
+			if err != nil {
+				return err
+			}
+			var opts mapdoc.Options
+			if url := pgURL(o.pg); url != "" {
+				counts, err := engine.ShardCounts(cmd.Context(), m, url)
+				if err != nil {
+					return err
+				}
+				opts.ShardCounts = map[[2]string]int{}
+				for _, c := range counts {
+					opts.ShardCounts[[2]string{c.Entity, c.Index}] = c.Inputs.Count
+				}
+			}
+			var buf bytes.Buffer
+			if err := mapdoc.Markdown(&buf, m, opts); err != nil {
+				return err
+			}
+			if o.output == "" {
+				_, err = g.stdout.Write(buf.Bytes())
+				return err
+			}
+			if err := os.WriteFile(o.output, buf.Bytes(), 0o644); err != nil {
+				return fmt.Errorf("docs: %w", err)
+			}
+			return nil
+		},
+	}
+	addMappingFlag(cmd, &o.mapping)
+	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL, to compute auto shard counts (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to this file instead of stdout")
+	return cmd
+}

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/load"
+)
+
+func init() { register(newExportCmd) }
+
+// s3Flags say how to reach S3.
+type s3Flags struct {
+	endpoint  string
+	pathStyle bool
+}
+
+func (o *s3Flags) register(f *pflag.FlagSet) {
+	f.StringVar(&o.endpoint, "s3-endpoint", "", "S3 endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_S3)")
+	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as ENDPOINT/BUCKET (S3-compatible stores)")
+}
+
+// store opens an export's place: a directory, or S3 through a client
+// made from the AWS configuration and the flags.
+func (o *s3Flags) store(ctx context.Context, g *globals, where, region string, upload export.UploadOptions) (export.Store, error) {
+	w, err := export.ParseWhere(where)
+	if err != nil {
+		return export.Store{}, usageError{err}
+	}
+	var client export.S3
+	if w.IsS3() {
+		c, err := export.NewS3Client(ctx, export.S3ClientConfig{Endpoint: o.endpoint, Region: region, PathStyle: o.pathStyle, Logger: g.logger})
+		if err != nil {
+			return export.Store{}, err
+		}
+		client = c
+	}
+	return export.NewStore(w, client, upload)
+}
+
+type exportOpts struct {
+	mapping     string
+	pg          string
+	table       string
+	to          string
+	compression string
+	fileSize    string
+	onDuplicate string
+
+	onError    string
+	rejectFile string
+	maxRejects int
+
+	state  string
+	resume bool
+	fresh  bool
+
+	s3          s3Flags
+	region      string
+	partSizeMB  int64
+	uploadParts int
+
+	quiet       bool
+	summaryJSON string
+	par         readerFlags
+
+	pgFrom        string
+	rejectFileSet bool
+	maxRejectsSet bool
+}
+
+func (o *exportOpts) validate() error {
+	switch {
+	case o.mapping == "":
+		return usagef("export: a mapping file is required (the argument, --mapping or $%s)", envMapping)
+	case o.pg == "":
+		return usagef("export: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	case o.to == "":
+		return usagef("export: --to is required: a directory or s3://bucket/prefix")
+	case o.compression != export.CompressionGzip && o.compression != export.CompressionZstd && o.compression != export.CompressionNone:
+		return usagef("export: --compression must be gzip, zstd or none, not %q", o.compression)
+	case o.fileSizeBytes() < 1<<10:
+		return usagef("export: --file-size must be a size of at least 1KiB, such as 64MiB, not %q", o.fileSize)
+	case o.partSizeMB < 5:
+		return usagef("export: --part-size must be at least 5 (MiB, S3's minimum)")
+	case o.uploadParts < 1:
+		return usagef("export: --upload-concurrency must be at least 1")
+	case o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip:
+		return usagef("export: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
+	case o.onError != engine.OnErrorFail && o.onError != engine.OnErrorReject:
+		return usagef("export: --on-error must be %q or %q, not %q", engine.OnErrorFail, engine.OnErrorReject, o.onError)
+	case o.onError == engine.OnErrorFail && (o.rejectFileSet || o.maxRejectsSet):
+		return usagef("export: --reject-file and --max-rejects apply only with --on-error reject")
+	case o.maxRejects < -1:
+		return usagef("export: --max-rejects must be -1 (no limit) or more")
+	case o.resume && o.fresh:
+		return usagef("export: --resume and --fresh exclude each other")
+	}
+	return o.par.validate("export")
+}
+
+func newExportCmd(g *globals) *cobra.Command {
+	var o exportOpts
+	cmd := &cobra.Command{
+		Use:   "export [MAPPING] --pg URL --to DIR|s3://BUCKET/PREFIX [flags]",
+		Short: "Write the items as DYNAMODB_JSON files for Import from S3 (or run --from-export)",
+		Long: `export reads the source exactly as run does (one snapshot, the same transform,
+row errors, reject file, item checks and duplicate-key detection), but writes
+the items as files in the format DynamoDB's Import from S3 reads, instead of
+into a table: DYNAMODB_JSON, one {"Item":{...}} per line, gzip, zstd or
+uncompressed, files of about --file-size MiB (uncompressed), to a directory or
+to s3://bucket/prefix (multipart uploads; the standard AWS configuration,
+--s3-endpoint and --s3-path-style for S3-compatible stores).
+
+  PREFIX/data/part-000001.json.gz ...  the items: ImportTable's S3 key prefix
+  PREFIX/parts/part-000001.json ...    a record per data file, as it commits
+  PREFIX/manifest.json                 written when the export completes
+
+A data file is committed atomically (renamed into place, or its multipart
+upload completed), and only then count its items as done: the state file
+(--state) always ends at a file boundary. After an interrupt or a crash,
+export again with --resume: the files the state file covers are kept, later
+ones deleted, and the export continues with the next file. An existing
+export at the destination is replaced only with --fresh.
+
+--readers N reads with N connections in one snapshot, as run does; the
+files then hold the items in another order, the same items and the same
+content hash.
+
+The manifest names the mapping (and its hash), the snapshot times, each
+file's items per entity, bytes and SHA-256, and the content hashes verify
+computes. Then: migrate import (a new table), or migrate run --from-export
+(an existing table).
+
+Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
+130 interrupted (resumable).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
+			o.pg, o.pgFrom = pgURLFrom(o.pg)
+			f := cmd.Flags()
+			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runExport(cmd.Context(), g, o, cmd)
+		},
+	}
+	f := cmd.Flags()
+	addMappingFlag(cmd, &o.mapping)
+	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	f.StringVar(&o.to, "to", "", "destination: a directory, or s3://bucket/prefix")
+	f.StringVar(&o.table, "table", "", "table named in the manifest, the default of import (default: the mapping's table)")
+	f.StringVar(&o.compression, "compression", export.CompressionGzip, "gzip, zstd or none")
+	f.StringVar(&o.fileSize, "file-size", "64MiB", "uncompressed size of a file (KiB, MiB, GiB); the items of a file wait in memory for its commit")
+	f.StringVar(&o.onDuplicate, "on-duplicate", load.OnDuplicateFail, `two items with the same primary key: "fail" (a row error naming both rows) or "skip"`)
+	f.StringVar(&o.onError, "on-error", engine.OnErrorFail, `bad rows: "fail" (stop at the first) or "reject" (write them to the reject file and go on)`)
+	f.StringVar(&o.rejectFile, "reject-file", "", "reject file, JSON lines (default <table>.export.rejects.jsonl; with --on-error reject)")
+	f.IntVar(&o.maxRejects, "max-rejects", 0, "rejects allowed before the export exits 1 (it still runs to the end; -1 = no limit)")
+	f.StringVar(&o.state, "state", "", "state file for checkpoints and --resume (default .migrate/<table>.export.state.json)")
+	f.BoolVar(&o.resume, "resume", false, "continue the export recorded in the state file")
+	f.BoolVar(&o.fresh, "fresh", false, "start over: ignore the state file and replace an export at the destination")
+	o.s3.register(f)
+	f.StringVar(&o.region, "region", "", "AWS region of the bucket (default: AWS configuration, e.g. $AWS_REGION)")
+	f.Int64Var(&o.partSizeMB, "part-size", 8, "MiB per uploaded part of a file (S3)")
+	f.IntVar(&o.uploadParts, "upload-concurrency", 4, "parts of a file uploaded at a time (S3); memory is about part size x (this + 1)")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
+	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the run's summary as JSON to this file")
+	o.par.register(f)
+	return cmd
+}
+
+func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command) error {
+	m, err := engine.LoadMapping(o.mapping)
+	if err != nil {
+		return err
+	}
+	table := cmp.Or(o.table, m.Table)
+	statePath := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, table+".export.state.json"))
+	// The resume command of a run, with this command's name.
+	resume := strings.Replace(resumeCommand(cmd.Flags(), o.pgFrom, statePath), "migrate run", "migrate export", 1)
+	st, err := o.s3.store(ctx, g, o.to, o.region, export.UploadOptions{PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts})
+	if err != nil {
+		return err
+	}
+	prog := newProgress(g, o.quiet)
+	res, err := export.Export(ctx, export.Config{
+		Run: engine.RunConfig{
+			Mapping:       m,
+			Postgres:      o.pg,
+			Table:         table,
+			OnError:       o.onError,
+			RejectFile:    o.rejectFile,
+			MaxRejects:    o.maxRejects,
+			StateFile:     statePath,
+			Resume:        o.resume,
+			Fresh:         o.fresh,
+			ResumeCommand: resume,
+			Observer:      prog,
+			Logger:        prog.logger,
+			Readers:       o.par.readers,
+			RangeRows:     o.par.rangeRows,
+		},
+		Target: export.TargetConfig{
+			Store:       st,
+			Compression: o.compression,
+			FileSize:    o.fileSizeBytes(),
+			OnDuplicate: o.onDuplicate,
+		},
+	})
+	prog.stop(res != nil && res.Run.Status == engine.StatusComplete)
+	if res == nil {
+		return err
+	}
+	r := res.Run
+	switch {
+	case r.Status == engine.StatusInterrupted:
+		r.ExitCode = exitInterrupted
+	case err != nil:
+		r.ExitCode = exitFailure
+	case r.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
+		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(r.AllRuns.Rejects), "reject"), r.RejectFile)
+	}
+	printSummary(g.stdout, r)
+	printExport(g.stdout, st, res)
+	if o.summaryJSON != "" {
+		if werr := writeSummaryJSON(o.summaryJSON, r); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
+	return err
+}
+
+// printExport says what the export holds.
+func printExport(w io.Writer, st export.Store, res *export.Result) {
+	var items, bytes, raw int64
+	for _, f := range res.Files {
+		items, bytes, raw = items+f.Items, bytes+f.Bytes, raw+f.UncompressedBytes
+	}
+	fmt.Fprintf(w, "export: %s, %s items, %s stored (%s uncompressed) in %s\n",
+		plural(len(res.Files), "file"), thousands(items), mebibytes(bytes), mebibytes(raw), st)
+	if m := res.Manifest; m != nil {
+		fmt.Fprintf(w, "manifest: %s/manifest.json, content hash %s\n", st, m.ContentHash)
+	}
+}
+
+func mebibytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// fileSizeBytes reads --file-size: a number with KiB, MiB or GiB, or 0
+// when it is not one.
+func (o *exportOpts) fileSizeBytes() int64 {
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}} {
+		if num, ok := strings.CutSuffix(o.fileSize, u.suffix); ok {
+			n, err := strconv.ParseInt(num, 10, 64)
+			if err != nil || n < 0 || n > 1<<40>>u.shift {
+				return 0
+			}
+			return n << u.shift
+		}
+	}
+	return 0
+}

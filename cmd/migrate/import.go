@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/load"
+)
+
+func init() { register(newImportCmd) }
+
+type importOpts struct {
+	from, mapping, table string
+	endpoint, region     string
+	s3                   s3Flags
+	dryRun               bool
+	poll                 time.Duration
+	summaryJSON          string
+}
+
+func newImportCmd(g *globals) *cobra.Command {
+	var o importOpts
+	cmd := &cobra.Command{
+		Use:   "import [MAPPING] --from s3://BUCKET/PREFIX [--table NAME] [--dry-run]",
+		Short: "Create a table from an export with DynamoDB's Import from S3",
+		Long: `import starts an ImportTable from a complete export in S3 (migrate export): a
+new table with the mapping's keys and their types, its global indexes and
+their projections, on-demand billing, as run --create-table makes it, loaded
+from the export's data/ prefix. ImportTable creates no local secondary
+index: a mapping with one must take the write path (run --from-export). Import from S3 uses no write capacity
+and is priced per GB of uncompressed data; it creates new tables only, so
+import refuses a table that exists and says how to load it instead
+(run --from-export).
+
+It then waits for the import, reporting DynamoDB's processed, imported and
+error counts every --poll, and exits 1 unless every item of the manifest was
+imported. Interrupted, it stops waiting (the import goes on) and prints how
+to follow it. --dry-run prints the ImportTable request and calls nothing.
+
+Exit codes: 0 every item imported; 1 the import failed, or imported another
+number of items than the export holds, or the table exists; 2 usage;
+130 interrupted while waiting.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
+			switch {
+			case o.from == "":
+				return usagef("import: --from is required: the export's s3://bucket/prefix")
+			case o.mapping == "":
+				return usagef("import: the mapping the export was made with is required (the argument, --mapping or $%s)", envMapping)
+			case o.poll <= 0:
+				return usagef("import: --poll must be positive")
+			}
+			return runImport(cmd.Context(), g, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.from, "from", "", "the export: s3://bucket/prefix")
+	addMappingFlag(cmd, &o.mapping)
+	f.StringVar(&o.table, "table", "", "the table to create (default: the mapping's table)")
+	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
+	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.s3.register(f)
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the ImportTable request; call nothing")
+	f.DurationVar(&o.poll, "poll", export.DefaultPollEvery, "how often to ask DynamoDB how the import goes")
+	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the result as JSON to this file")
+	return cmd
+}
+
+func runImport(ctx context.Context, g *globals, o importOpts) error {
+	m, err := engine.LoadMapping(o.mapping)
+	if err != nil {
+		return err
+	}
+	st, err := o.s3.store(ctx, g, o.from, o.region, export.UploadOptions{})
+	if err != nil {
+		return err
+	}
+	src, err := export.Open(ctx, st)
+	if err != nil {
+		return err
+	}
+	cfg := export.ImportConfig{Source: src, Mapping: m, Table: o.table, DryRun: o.dryRun, PollEvery: o.poll, Logger: g.logger,
+		Progress: func(r export.ImportResult) {
+			g.logger.Info("import", "status", r.Status, "processed", r.Processed, "imported", r.Imported, "errors", r.Errors,
+				"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
+		}}
+	if !o.dryRun {
+		if cfg.DynamoDB, err = load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger}); err != nil {
+			return err
+		}
+	}
+	res, err := export.Import(ctx, cfg)
+	if o.dryRun && res != nil {
+		data, err := requestJSON(res.Request)
+		if err != nil {
+			return err
+		}
+		_, err = g.stdout.Write(data)
+		return err
+	}
+	if res != nil && res.ARN != "" {
+		fmt.Fprintf(g.stdout, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
+			res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
+		if o.summaryJSON != "" {
+			if werr := writeJSONFile(o.summaryJSON, res); werr != nil && err == nil {
+				err = werr
+			}
+		}
+	}
+	return err
+}
+
+// requestJSON renders an SDK request as the API documents it: field
+// names as on the wire, unset fields left out.
+func requestJSON(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var tree any
+	if err := json.Unmarshal(data, &tree); err != nil {
+		return nil, err
+	}
+	data, err = json.MarshalIndent(dropNulls(tree), "", "  ")
+	return append(data, '\n'), err
+}
+
+func dropNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e == nil {
+				delete(v, k)
+				continue
+			}
+			v[k] = dropNulls(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = dropNulls(e)
+		}
+	}
+	return v
+}
+
+// writeJSONFile writes v as indented JSON to path, through a temporary file
+// renamed into place.
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgdynamo/migrate/draft"
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+func init() { register(newInitCmd) }
+
+// jsonSchemaURL is where the mapping file's JSON Schema is published: the
+// file docs/schema/mapping.schema.json of this repository, at the release
+// the binary was built from (main for a development build).
+func jsonSchemaURL(v versionInfo) string {
+	ref := "main"
+	if isRelease(v.Version) {
+		ref = v.Version
+	}
+	return "https://raw.githubusercontent.com/pgdynamo/migrate/" + ref + "/docs/schema/mapping.schema.json"
+}
+
+// isRelease reports whether a module version is a tag (v1.2.3, v1.2.3-rc.1)
+// rather than a pseudo-version or a development build.
+func isRelease(v string) bool {
+	if !strings.HasPrefix(v, "v") || strings.Contains(v, "+") {
+		return false
+	}
+	// Pseudo-versions end in -yyyymmddhhmmss-abcdefabcdef.
+	parts := strings.Split(v, "-")
+	return len(parts) < 3 || len(parts[len(parts)-1]) != 12
+}
+
+type initOpts struct {
+	pg, schema, table, output, jsonSchema string
+	tables                                []string
+	force, embed                          bool
+	embedMax                              int64
+}
+
+func (o *initOpts) validate() error {
+	if o.pg == "" {
+		return usagef("init: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	}
+	if o.table != "" {
+		if msg := mapping.TableNameProblem("table", o.table); msg != "" {
+			return usagef("init: --table: %s", msg)
+		}
+	}
+	if o.embedMax < 1 {
+		return usagef("init: --embed-max must be at least 1")
+	}
+	if o.output == "" {
+		return usagef("init: --output must name a file, or - for stdout")
+	}
+	return nil
+}
+
+func newInitCmd(g *globals) *cobra.Command {
+	o := initOpts{embedMax: draft.DefaultEmbedMax}
+	cmd := &cobra.Command{
+		Use:   "init --pg URL [--schema S] [--tables T1,T2] [--table NAME] [-o FILE]",
+		Short: "Draft a commented mapping file from the live source catalog",
+		Long: `init reads the catalog of one PostgreSQL schema (tables, columns, primary,
+unique and foreign keys) and drafts a mapping file from it, with comments
+naming the access pattern each choice serves:
+
+  - every table becomes an entity keyed on its primary key;
+  - a foreign key puts the child into its parent's item collection (the
+    child shares the parent's partition key), or indexes it under the
+    parent's key where it cannot;
+  - a pure join table becomes an adjacency list with an inverted index;
+  - each other unique key becomes a lookup index;
+  - children few enough per parent (observed in the data, at most
+    --embed-max) are offered as embeds, commented out, with max from the
+    data (--embed writes them active).
+
+Everything is read in one read-only transaction; counting children reads
+each child table once. The first line names the file's JSON Schema, so that
+editors with a YAML language server complete and check it. The draft passes
+validate; review it, then run validate and plan.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.pg = pgURL(o.pg)
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runInit(cmd.Context(), g, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	f.StringVar(&o.schema, "schema", mapping.DefaultSchema, "PostgreSQL schema to draft")
+	f.StringSliceVar(&o.tables, "tables", nil, "draft only these tables (comma-separated; default every table but migration history)")
+	f.StringVar(&o.table, "table", "", "target DynamoDB table name (default: the database's name)")
+	f.StringVarP(&o.output, "output", "o", "mapping.yaml", "file to write, - for stdout")
+	f.BoolVar(&o.force, "force", false, "overwrite the output file if it exists")
+	f.BoolVar(&o.embed, "embed", false, "write the offered embeds active instead of commented out")
+	f.Int64Var(&o.embedMax, "embed-max", draft.DefaultEmbedMax, "offer an embed when a parent has at most this many children in the data")
+	f.StringVar(&o.jsonSchema, "json-schema", "", "URL or path of the mapping's JSON Schema for the yaml-language-server line (default: this release's published schema)")
+	return cmd
+}
+
+func runInit(ctx context.Context, g *globals, o initOpts) error {
+	if o.output != "-" && !o.force {
+		if _, err := os.Stat(o.output); err == nil {
+			return usagef("init: %s exists; pass --force to overwrite it, or -o another file", o.output)
+		}
+	}
+	conn, err := extract.Connect(ctx, o.pg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	src, err := draft.Read(ctx, conn, draft.ReadConfig{Schema: o.schema, Tables: o.tables})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return interruptedError{err}
+	case errors.Is(err, draft.ErrNoTables), errors.Is(err, draft.ErrUnknownTable):
+		return usageError{err}
+	case err != nil:
+		return err
+	}
+	schemaURL := o.jsonSchema
+	if schemaURL == "" {
+		schemaURL = jsonSchemaURL(currentVersion())
+	}
+	d, err := draft.Make(src, draft.Options{Table: o.table, JSONSchema: schemaURL, EmbedMax: o.embedMax, AcceptEmbeds: o.embed})
+	if err != nil {
+		return usageError{err}
+	}
+
+	// The draft must pass validate against the catalog it came from; if it
+	// does not, that is a bug here, and the file is not written.
+	name := o.output
+	if name == "-" {
+		name = "mapping.yaml"
+	}
+	m, err := mapping.Parse(name, d.YAML)
+	if err == nil {
+		if ds := mapping.Check(m, src.Catalog); ds != nil {
+			err = ds
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("init: the draft does not pass validate, which is a bug in init; please report it with the schema:\n%v", err)
+	}
+
+	report := g.stdout
+	if o.output == "-" {
+		if _, err := g.stdout.Write(d.YAML); err != nil {
+			return err
+		}
+		report = g.stderr
+	} else if err := writeNew(o.output, d.YAML); err != nil {
+		return err
+	}
+	return initSummary(report, o, d)
+}
+
+// writeNew writes the file through a temporary one, so that an
+// interrupted write leaves no half file.
+func writeNew(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".init-*.yaml")
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("init: write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("init: write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	return nil
+}
+
+func initSummary(w io.Writer, o initOpts, d *draft.Draft) error {
+	where := o.output
+	if where == "-" {
+		where = "stdout"
+	}
+	indexes := fmt.Sprintf("%d indexes", d.Indexes)
+	if d.Indexes == 1 {
+		indexes = "1 index"
+	}
+	fmt.Fprintf(w, "init: wrote %s: table %s, %s, %s", where, d.Table, plural(d.Entities, "entity"), indexes)
+	if d.Offers > 0 {
+		state := "commented out"
+		if o.embed {
+			state = "active"
+		}
+		fmt.Fprintf(w, ", %s (%s)", plural(d.Offers, "embed offer"), state)
+	}
+	fmt.Fprintln(w)
+	for _, s := range d.Skipped {
+		fmt.Fprintf(w, "  not drafted: %s\n", s)
+	}
+	file := o.output
+	if file == "-" {
+		file = "mapping.yaml"
+	}
+	_, err := fmt.Fprintf(w, "Next: review the access patterns at the top of the file, then\n  migrate validate --mapping %s --pg \"$MIGRATE_PG_URL\"\n  migrate plan --mapping %s --pg \"$MIGRATE_PG_URL\"\n", file, file)
+	return err
+}

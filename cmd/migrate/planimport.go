@@ -1,0 +1,34 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/pgdynamo/migrate/capacity"
+)
+
+// importPlanFlags price and time the import path in plan.
+type importPlanFlags struct {
+	importPrice    float64
+	importRate     float64
+	importOverhead time.Duration
+}
+
+func (o *importPlanFlags) register(f *pflag.FlagSet) {
+	f.Float64Var(&o.importPrice, "price-per-gb-import", capacity.DefaultPricePerGBImport, "Import from S3's price in USD per GB of uncompressed data")
+	f.Float64Var(&o.importRate, "import-rate", capacity.DefaultImportGBPerHour, "GB per hour assumed for an import (AWS publishes no rate: measure one)")
+	f.DurationVar(&o.importOverhead, "import-overhead", capacity.DefaultImportOverhead, "time an import takes whatever its size")
+}
+
+func (o *importPlanFlags) validate() error {
+	switch {
+	case o.importPrice < 0:
+		return usagef("plan: --price-per-gb-import must not be negative")
+	case o.importRate <= 0:
+		return usagef("plan: --import-rate must be positive")
+	case o.importOverhead < 0:
+		return usagef("plan: --import-overhead must not be negative")
+	}
+	return nil
+}

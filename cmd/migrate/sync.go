@@ -1,0 +1,429 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/replicate"
+)
+
+func init() { register(newSyncCmd) }
+
+type syncOpts struct {
+	mapping     string
+	pg          string
+	table       string
+	endpoint    string
+	region      string
+	createTable bool
+	concurrency int
+	maxWCU      float64
+	minWCU      float64
+
+	maxBatchElapsed time.Duration
+	state           string
+
+	slot, publication string
+	maxFanout         int
+	onTruncate        string
+	untilCaughtUp     bool
+	drop              bool
+	statusEvery       time.Duration
+	quiet             bool
+	summaryJSON       string
+
+	pgFrom string
+}
+
+func (o *syncOpts) validate(onlyDrop bool) error {
+	if o.pg == "" {
+		return usagef("sync: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	}
+	if o.mapping == "" && !(onlyDrop && o.slot != "" && o.publication != "") {
+		return usagef("sync: --mapping is required (--drop alone needs it, or both --slot and --publication)")
+	}
+	if o.concurrency < 1 {
+		return usagef("sync: --concurrency must be at least 1")
+	}
+	if o.maxWCU < 0 || o.minWCU < 0 {
+		return usagef("sync: --max-wcu and --min-wcu must not be negative")
+	}
+	if o.maxFanout < -1 {
+		return usagef("sync: --max-fanout must be -1 (no bound), 0 (the default, %d) or more", engine.DefaultMaxFanout)
+	}
+	if o.onTruncate != engine.OnTruncateFail && o.onTruncate != engine.OnTruncateDelete {
+		return usagef("sync: --on-truncate must be %q or %q, not %q", engine.OnTruncateFail, engine.OnTruncateDelete, o.onTruncate)
+	}
+	if o.statusEvery <= 0 {
+		return usagef("sync: --status-every must be positive")
+	}
+	for _, n := range []struct{ flag, name string }{{"--slot", o.slot}, {"--publication", o.publication}} {
+		if n.name != "" {
+			if err := replicate.CheckName(n.flag, n.name); err != nil {
+				return usageError{err}
+			}
+		}
+	}
+	return nil
+}
+
+func newSyncCmd(g *globals) *cobra.Command {
+	var o syncOpts
+	cmd := &cobra.Command{
+		Use:   "sync [MAPPING] --pg URL [--table NAME] [--until-caught-up] [--drop] [flags]",
+		Short: "Keep the table converged with a live source: initial load, then logical replication",
+		Long: `sync creates (or reuses, --slot / --publication) a publication of the mapping's
+source tables and a logical replication slot (pgoutput), loads the table inside
+the slot's exported snapshot exactly as run does (same state file, resumable),
+then streams every change: a row's own items are put again (or deleted, with the
+keys its old version had), items that embed the row and items that copy from it,
+over every hop, are re-rendered from the source's current state. The slot's
+confirmed position advances only after DynamoDB acknowledged every item of every
+transaction before it: stop or kill sync at any moment and run it again.
+
+While the slot exists the server keeps all WAL from the slot's position on,
+whether sync runs or not. sync prints the slot's name when it starts and when it
+stops; --drop removes the slot and the publication (with --until-caught-up:
+once caught up).
+
+Cutover: stop the writes, then run sync --until-caught-up: it exits 0 once every
+change up to the source's current WAL position is in the table.
+
+The source needs wal_level = logical, and replica identities that carry what
+deletes and key changes need (validate --pg --for-sync checks them).
+
+Exit codes: 0 caught up (--until-caught-up) or dropped, 1 failed, 2 usage or
+mapping or source setup problem, 130 interrupted (run again to continue).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+				return err
+			}
+			o.pg, o.pgFrom = pgURLFrom(o.pg)
+			onlyDrop := o.drop && !o.untilCaughtUp
+			if err := o.validate(onlyDrop); err != nil {
+				return err
+			}
+			return runSync(cmd.Context(), g, o, cmd.Flags(), onlyDrop)
+		},
+	}
+	f := cmd.Flags()
+	addMappingFlag(cmd, &o.mapping)
+	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
+	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
+	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing")
+	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls")
+	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second (0 = no cap)")
+	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer (0 = %d)", load.DefaultMinWCU))
+	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before sync stops (0 = %v)", load.DefaultMaxBatchElapsed))
+	f.StringVar(&o.state, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
+	f.StringVar(&o.slot, "slot", "", "replication slot to create or reuse (default migrate_<table>)")
+	f.StringVar(&o.publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
+	f.IntVar(&o.maxFanout, "max-fanout", 0, fmt.Sprintf("most items one change may affect before sync stops with an error naming it (0 = %d, -1 = no bound)", engine.DefaultMaxFanout))
+	f.StringVar(&o.onTruncate, "on-truncate", engine.OnTruncateFail, `TRUNCATE of a mapped table: "fail" (stop before it) or "delete" (delete its entities' items, re-render what embeds or copies it)`)
+	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every change up to the source's current WAL position is applied (the cutover step)")
+	f.BoolVar(&o.drop, "drop", false, "remove the slot and the publication (after catching up, with --until-caught-up)")
+	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
+	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the outcome as JSON to this file")
+	return cmd
+}
+
+// syncNames are the slot and publication a sync uses.
+func syncNames(o syncOpts, table string) (slot, pub string) {
+	return cmp.Or(o.slot, replicate.DefaultName(table)), cmp.Or(o.publication, replicate.DefaultName(table))
+}
+
+func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, onlyDrop bool) error {
+	if onlyDrop {
+		table := o.table
+		if o.mapping != "" {
+			m, err := engine.LoadMapping(o.mapping)
+			if err != nil {
+				return err
+			}
+			table = cmp.Or(table, m.Table)
+		}
+		slot, pub := syncNames(o, table)
+		return dropSync(ctx, g, o.pg, slot, pub)
+	}
+	m, err := engine.LoadMapping(o.mapping)
+	if err != nil {
+		return err
+	}
+	table := cmp.Or(o.table, m.Table)
+	slot, pub := syncNames(o, table)
+	again := syncCommand(flags, o.pgFrom, slot, pub, false)
+	dropCmd := syncCommand(flags, o.pgFrom, slot, pub, true)
+	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: o.concurrency, Logger: g.logger})
+	if err != nil {
+		return err
+	}
+	prog := newProgress(g, o.quiet)
+	obs := &syncObserver{progress: prog, stderr: g.stderr, quiet: o.quiet, dropCmd: dropCmd}
+	cfg := engine.SyncConfig{
+		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
+		Writer: load.Config{
+			Concurrency: o.concurrency, MaxWCU: o.maxWCU, MinWCU: o.minWCU, MaxBatchElapsed: o.maxBatchElapsed,
+		},
+		Slot: slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
+		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
+		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.logger,
+	}
+	res, err := engine.Sync(ctx, cfg)
+	prog.stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
+	if res != nil && res.Load != nil {
+		printSummary(g.stdout, res.Load)
+	}
+	if res != nil && (res.Final.Changes > 0 || res.CaughtUp) {
+		fmt.Fprintln(g.stdout, "sync: "+statusLine(res.Final))
+		printFanout(g.stdout, res.Final)
+	}
+	if o.summaryJSON != "" && res != nil {
+		if werr := writeSyncJSON(o.summaryJSON, res, err); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
+	slotMade := res != nil && res.Slot.Slot != ""
+	switch {
+	case err == nil && res.CaughtUp && o.drop:
+		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s\n", res.Final.ServerLSN)
+		return dropSync(ctx, g, o.pg, slot, pub)
+	case err == nil && res.CaughtUp:
+		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s; every change before it is in table %s\n", res.Final.ServerLSN, table)
+		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, again, dropCmd)
+		return nil
+	case errors.Is(err, engine.ErrNotReplicable):
+		return usageError{err}
+	case slotMade:
+		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, res.Final.Confirmed, again, dropCmd)
+	}
+	if errors.Is(err, engine.ErrInterrupted) {
+		if res != nil && res.Load != nil && res.Load.Status != engine.StatusComplete {
+			return interruptedError{errors.New("sync interrupted during the initial load; run it again to resume the load, then stream")}
+		}
+		return interruptedError{errors.New("sync interrupted; every change up to the confirmed position is in the table")}
+	}
+	return err
+}
+
+func dropSync(ctx context.Context, g *globals, pg, slot, pub string) error {
+	res, err := engine.DropSync(ctx, engine.DropSyncConfig{Postgres: pg, Slot: slot, Publication: pub})
+	if res != nil {
+		switch {
+		case res.SlotDropped:
+			fmt.Fprintf(g.stdout, "sync: dropped replication slot %s (it held %s of WAL)\n", slot, bytesText(res.RetainedBytes))
+		default:
+			fmt.Fprintf(g.stdout, "sync: no replication slot %s\n", slot)
+		}
+		if res.PublicationDropped {
+			fmt.Fprintf(g.stdout, "sync: dropped publication %s\n", pub)
+		} else if err == nil {
+			fmt.Fprintf(g.stdout, "sync: no publication %s\n", pub)
+		}
+	}
+	return err
+}
+
+// syncCommand renders the command that continues this sync (or, with
+// drop, removes its slot): the flags given, minus --pg's value,
+// --create-table, --until-caught-up and --drop, plus the slot and
+// publication. Like the resume command of run, it never holds the URL.
+func syncCommand(flags *pflag.FlagSet, pgFrom, slot, pub string, drop bool) string {
+	parts := []string{"migrate", "sync"}
+	var rest []string
+	given := map[string]string{}
+	flags.Visit(func(f *pflag.Flag) {
+		switch f.Name {
+		case "pg", "create-table", "until-caught-up", "drop", "slot", "publication", "summary-json":
+			return
+		}
+		if drop && f.Name != "mapping" && f.Name != "table" {
+			return
+		}
+		v := f.Value.String()
+		if f.Value.Type() == "bool" {
+			if v != "true" {
+				return
+			}
+			v = ""
+		}
+		given[f.Name] = v
+		rest = append(rest, f.Name)
+	})
+	slices.Sort(rest)
+	if drop {
+		rest = nil
+		parts = append(parts, "--drop")
+	}
+	for _, n := range []string{"mapping", "table"} {
+		if v, ok := given[n]; ok {
+			parts = append(parts, "--"+n, shellQuote(v))
+		}
+	}
+	switch pgFrom {
+	case "flag":
+		parts = append(parts, "--pg", "'<your --pg URL>'")
+	case "":
+	default:
+		parts = append(parts, "--pg", `"$`+pgFrom+`"`)
+	}
+	parts = append(parts, "--slot", slot, "--publication", pub)
+	for _, n := range rest {
+		if n == "mapping" || n == "table" {
+			continue
+		}
+		if v := given[n]; v == "" {
+			parts = append(parts, "--"+n)
+		} else {
+			parts = append(parts, "--"+n, shellQuote(v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// syncObserver prints the slot at once, the initial load's progress, and
+// a status line every --status-every.
+type syncObserver struct {
+	*progress
+	stderr  io.Writer
+	quiet   bool
+	dropCmd string
+}
+
+func (s *syncObserver) Slot(info engine.SlotInfo) {
+	if info.PublicationCreated {
+		fmt.Fprintf(s.stderr, "migrate: created publication %s for %s\n", info.Publication, strings.Join(info.Tables, ", "))
+	} else {
+		fmt.Fprintf(s.stderr, "migrate: using publication %s\n", info.Publication)
+	}
+	if info.SlotCreated {
+		fmt.Fprintf(s.stderr, "migrate: created replication slot %s (pgoutput) at %s; the initial load reads its snapshot. "+
+			"The server keeps WAL from here on until the slot is dropped:\n  %s\n", info.Slot, info.ConsistentPoint, s.dropCmd)
+		return
+	}
+	fmt.Fprintf(s.stderr, "migrate: using replication slot %s, confirmed up to %s, holding %s of WAL (remove it with: %s)\n",
+		info.Slot, info.ConfirmedFlush, bytesText(info.RetainedBytes), s.dropCmd)
+}
+
+func (s *syncObserver) Status(st engine.SyncStatus) {
+	if s.quiet || st.Done {
+		return
+	}
+	s.logger.Info("sync: " + statusLine(st))
+}
+
+// statusLine renders a status: position, lag, counts and rates.
+func statusLine(st engine.SyncStatus) string {
+	state := "streaming"
+	if st.CaughtUp {
+		state = "caught up"
+	}
+	return fmt.Sprintf("%s, confirmed %s of %s, lag %s / %.1fs (last round %.2fs); %d transactions, %d changes (%.1f/s), %d items put, %d deleted (%.1f items/s)",
+		state, st.Confirmed, st.ServerLSN, bytesText(st.LagBytes), st.LagSeconds, st.LastLatency,
+		st.Transactions, st.Changes, st.ChangesPerSecond, st.ItemsPut, st.ItemsDeleted, st.ItemsPerSecond)
+}
+
+func printFanout(w io.Writer, st engine.SyncStatus) {
+	if st.Fanout.Changes == 0 {
+		return
+	}
+	fmt.Fprintf(w, "sync: fan-out: %d changes affected %d items (%.1f per change); the most: %d items, by %s\n",
+		st.Fanout.Changes, st.Fanout.Items, float64(st.Fanout.Items)/float64(st.Fanout.Changes), st.Fanout.Max, st.Fanout.MaxChange)
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// syncJSON is the document --summary-json writes.
+type syncJSON struct {
+	Slot        string            `json:"slot"`
+	Publication string            `json:"publication"`
+	SlotCreated bool              `json:"slotCreated"`
+	Load        *engine.RunResult `json:"load,omitempty"`
+	CaughtUp    bool              `json:"caughtUp"`
+	Error       string            `json:"error,omitempty"`
+	Confirmed   string            `json:"confirmedLSN"`
+	Server      string            `json:"serverLSN"`
+	LagBytes    int64             `json:"lagBytes"`
+	LagSeconds  float64           `json:"lagSeconds"`
+	Txns        int64             `json:"transactions"`
+	Changes     int64             `json:"changes"`
+	ItemsPut    int64             `json:"itemsPut"`
+	ItemsDel    int64             `json:"itemsDeleted"`
+	Rounds      int64             `json:"rounds"`
+	FanoutItems int64             `json:"fanoutItems"`
+	FanoutMax   int64             `json:"fanoutMax"`
+	FanoutMaxBy string            `json:"fanoutMaxChange,omitempty"`
+	Seconds     float64           `json:"seconds"`
+}
+
+func writeSyncJSON(path string, res *engine.SyncResult, runErr error) error {
+	f := res.Final
+	doc := syncJSON{
+		Slot: res.Slot.Slot, Publication: res.Slot.Publication, SlotCreated: res.Slot.SlotCreated, Load: res.Load,
+		CaughtUp: res.CaughtUp, Confirmed: f.Confirmed.String(), Server: f.ServerLSN.String(),
+		LagBytes: f.LagBytes, LagSeconds: f.LagSeconds, Txns: f.Transactions, Changes: f.Changes,
+		ItemsPut: f.ItemsPut, ItemsDel: f.ItemsDeleted, Rounds: f.Rounds,
+		FanoutItems: f.Fanout.Items, FanoutMax: f.Fanout.Max, FanoutMaxBy: f.Fanout.MaxChange, Seconds: f.Elapsed.Seconds(),
+	}
+	if runErr != nil {
+		doc.Error = runErr.Error()
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path+".tmp", append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	return os.Rename(path+".tmp", path)
+}
+
+// checkForSync prints what keeps the source from feeding sync: notes, or
+// with strict a usage error (exit 2).
+func checkForSync(ctx context.Context, g *globals, m *mapping.Mapping, url string, strict bool) error {
+	problems, err := engine.ReplicationProblems(ctx, m, url)
+	if err != nil {
+		return err
+	}
+	if len(problems) == 0 {
+		fmt.Fprintf(g.stdout, "%s: ready for sync (wal_level = logical; replica identities carry what deletes and key changes need)\n", m.File)
+		return nil
+	}
+	kind := "note"
+	if strict {
+		kind = "error"
+	}
+	for _, p := range problems {
+		fmt.Fprintf(g.stdout, "%s: %s for sync: %v\n", m.File, kind, p)
+	}
+	if strict {
+		return usagef("%s keep the source from feeding sync", plural(len(problems), "problem"))
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/internal/faultproxy"
+	"github.com/pgdynamo/migrate/internal/seed"
+	"github.com/pgdynamo/migrate/internal/workload"
+	"github.com/pgdynamo/migrate/migratetest"
+	"github.com/pgdynamo/migrate/replicate"
+	sqlschema "github.com/pgdynamo/migrate/sql"
+)
+
+// workloadFor is how long the workload of each sync test runs.
+const workloadFor = time.Minute
+
+// TestSyncE2E runs the real binary's sync on the bookstore while a
+// workload changes it in every way the mapping cares about: cleanly,
+// through 30% injected DynamoDB faults, and killed with SIGKILL at random
+// moments and restarted. After the workload stops, sync --until-caught-up
+// must finish and verify must find the table identical to the source.
+// The three run at once, each on its own database and table.
+func TestSyncE2E(t *testing.T) {
+	bin := buildBinary(t)
+	endpoint := migratetest.DynamoDBEndpoint(t)
+	t.Run("workload", func(t *testing.T) {
+		t.Parallel()
+		testSyncWorkload(t, bin, endpoint, nil)
+	})
+	t.Run("faults", func(t *testing.T) {
+		t.Parallel()
+		proxy, err := faultproxy.Start(endpoint, faultproxy.Config{Seed: 14, Rate: 0.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(proxy.Close)
+		testSyncWorkload(t, bin, endpoint, proxy)
+	})
+	t.Run("kill -9", func(t *testing.T) {
+		t.Parallel()
+		testSyncKills(t, bin, endpoint)
+	})
+}
+
+// syncSource is a seeded bookstore with the replica identities sync
+// needs, and the table it is synced into.
+type syncSource struct {
+	pg, endpoint, table, dir string
+	bin                      string
+}
+
+func newSyncSource(t *testing.T, bin, endpoint string, scale int) *syncSource {
+	t.Helper()
+	ctx := t.Context()
+	s := &syncSource{pg: migratetest.PostgresURL(t), endpoint: endpoint, table: migratetest.TableName(t, "sync"), dir: t.TempDir(), bin: bin}
+	if err := sqlschema.Up(ctx, s.pg); err != nil {
+		t.Fatalf("schema up: %v", err)
+	}
+	conn, err := pgx.Connect(ctx, s.pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := seed.Load(ctx, conn, seed.Config{Scale: scale, Seed: 3}); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	t.Cleanup(func() {
+		// The slot must go before the database can.
+		name := replicate.DefaultName(s.table)
+		if _, err := engine.DropSync(context.Background(), engine.DropSyncConfig{Postgres: s.pg, Slot: name, Publication: name}); err != nil {
+			t.Errorf("drop sync: %v", err)
+		}
+	})
+	return s
+}
+
+func (s *syncSource) exec(t *testing.T, sql string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), s.pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// cmd is the binary's sync command into the table through endpoint, with
+// the database URL in MIGRATE_PG_URL.
+func (s *syncSource) cmd(endpoint string, extra ...string) *exec.Cmd {
+	args := append([]string{"sync", "--mapping", bookstoreMapping, "--endpoint", endpoint, "--table", s.table,
+		"--state", filepath.Join(s.dir, "state.json")}, extra...)
+	cmd := exec.Command(s.bin, args...)
+	cmd.Env = append(os.Environ(), "MIGRATE_PG_URL="+s.pg)
+	return cmd
+}
+
+// runWorkload runs the workload for d in the background; wait returns
+// its stats.
+func runWorkload(t *testing.T, pg string, d time.Duration, seedValue uint64) (wait func() workload.Stats) {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	done := make(chan workload.Stats, 1)
+	go func() {
+		defer cancel()
+		st, err := workload.Run(ctx, pg, workload.Config{Workers: 3, Rate: 25, Seed: seedValue})
+		if err != nil {
+			t.Errorf("workload: %v", err)
+		}
+		done <- st
+	}()
+	return func() workload.Stats {
+		st := <-done
+		t.Logf("workload: %d transactions committed, %d skipped: %v", st.Committed, st.Skipped, st.ByOp)
+		for _, op := range []string{"insert order", "change address", "move address", "change order line", "re-key order line",
+			"delete order", "change order date", "change order status", "rename author", "change email"} {
+			if st.ByOp[op] == 0 {
+				t.Errorf("the workload never committed %q", op)
+			}
+		}
+		return st
+	}
+}
+
+// catchUpAndVerify runs sync --until-caught-up, then verify, which must
+// say IDENTICAL.
+func (s *syncSource) catchUpAndVerify(t *testing.T, endpoint string) {
+	t.Helper()
+	began := time.Now()
+	res := runCmd(t, s.cmd(endpoint, "--until-caught-up", "--quiet"))
+	if res.code != 0 || !strings.Contains(res.stdout, "sync: caught up with the source at") {
+		t.Fatalf("sync --until-caught-up exited %d\n%s", res.code, res.output())
+	}
+	t.Logf("sync --until-caught-up took %v:\n%s", time.Since(began).Round(time.Millisecond), res.stdout)
+	out, errOut, code := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", s.endpoint, "--table", s.table)
+	if code != 0 || !strings.Contains(out, "IDENTICAL") {
+		t.Fatalf("verify exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
+	if err := start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	return wait(cmd)
+}
+
+// testSyncWorkload streams a minute of workload into the table, through
+// a fault-injecting proxy when one is given.
+func testSyncWorkload(t *testing.T, bin, endpoint string, proxy *faultproxy.Proxy) {
+	s := newSyncSource(t, bin, endpoint, 150)
+	via := endpoint
+	extra := []string{"--create-table", "--status-every", "2s"}
+	if proxy != nil {
+		via = proxy.URL()
+		// As in the run through faults: the writer's rate adaptation is
+		// the loader's tests' business.
+		extra = append(extra, "--min-wcu", "2000")
+	}
+
+	if proxy == nil {
+		// Without the replica identities deletes and key changes need,
+		// validate says what to run, and sync creates nothing.
+		out, _, code := runCLI(t, "validate", "--mapping", bookstoreMapping, "--pg", s.pg, "--for-sync")
+		if code != exitUsage || !strings.Contains(out, `ALTER TABLE "public"."orders" REPLICA IDENTITY FULL;`) ||
+			!strings.Contains(out, `ALTER TABLE "public"."addresses" REPLICA IDENTITY FULL;`) {
+			t.Errorf("validate --for-sync without replica identities: exit %d\n%s", code, out)
+		}
+		res := runCmd(t, s.cmd(via, extra...))
+		if res.code != exitUsage || !strings.Contains(res.stderr, "REPLICA IDENTITY FULL;") {
+			t.Errorf("sync without replica identities: exit %d\n%s", res.code, res.output())
+		}
+	}
+	s.exec(t, "ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL")
+	if proxy == nil {
+		out, _, code := runCLI(t, "validate", "--mapping", bookstoreMapping, "--pg", s.pg, "--for-sync")
+		if code != 0 || !strings.Contains(out, "ready for sync") {
+			t.Errorf("validate --for-sync: exit %d\n%s", code, out)
+		}
+	}
+
+	summary := filepath.Join(s.dir, "sync.json")
+	syncCmd := s.cmd(via, append(extra, "--summary-json", summary)...)
+	if err := start(syncCmd); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkload := runWorkload(t, s.pg, workloadFor, 1)
+	waitWorkload()
+	if syncCmd.ProcessState != nil {
+		t.Fatalf("sync ended during the workload")
+	}
+	syncCmd.Process.Signal(syscall.SIGINT)
+	res := wait(syncCmd)
+	if res.code != exitInterrupted {
+		t.Fatalf("sync after SIGINT: exit %d, want %d\n%s", res.code, exitInterrupted, res.output())
+	}
+	name := replicate.DefaultName(s.table)
+	for _, want := range []string{"created replication slot " + name, "replication slot " + name + " remains", "migrate sync --drop", "sync: streaming"} {
+		if !strings.Contains(res.stderr+res.stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, res.output())
+		}
+	}
+	(&fixture{pg: s.pg}).noSecrets(t, "sync's output", res.output())
+	var doc syncJSON
+	if data, err := os.ReadFile(summary); err != nil || json.Unmarshal(data, &doc) != nil {
+		t.Fatalf("summary: %v\n%s", err, data)
+	}
+	t.Logf("sync during the workload: %+v", doc)
+	if doc.Load == nil || doc.Changes == 0 || doc.ItemsPut == 0 || doc.ItemsDel == 0 || doc.FanoutMax < 10 || doc.FanoutMaxBy == "" {
+		t.Errorf("summary of the sync that ran during the workload: %+v", doc)
+	}
+
+	s.catchUpAndVerify(t, via)
+	if proxy != nil {
+		st := proxy.Stats()
+		t.Logf("proxy: %+v", st)
+		for _, kind := range faultproxy.AllFaults {
+			if st.Faults[kind] == 0 {
+				t.Errorf("the proxy injected no %s fault", kind)
+			}
+		}
+	}
+	res = runCmd(t, s.cmd(via, "--drop"))
+	if res.code != 0 || !strings.Contains(res.stdout, "sync: dropped replication slot "+name) || !strings.Contains(res.stdout, "sync: dropped publication "+name) {
+		t.Errorf("sync --drop: exit %d\n%s", res.code, res.output())
+	}
+}
+
+// testSyncKills kills sync with SIGKILL at random moments while the
+// workload runs (once during the initial load, the rest while streaming)
+// and restarts it each time.
+func testSyncKills(t *testing.T, bin, endpoint string) {
+	s := newSyncSource(t, bin, endpoint, 300)
+	s.exec(t, "ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL")
+	statePath := filepath.Join(s.dir, "state.json")
+	rng := rand.New(rand.NewPCG(14, 9))
+	waitWorkload := runWorkload(t, s.pg, workloadFor, 2)
+	deadline := time.Now().Add(workloadFor)
+	kills, duringLoad, streaming := 0, 0, 0
+	for attempt := 0; time.Now().Before(deadline) || kills < 5; attempt++ {
+		args := []string{"--quiet"}
+		if attempt == 0 {
+			// Paced so that the initial load (about 7,000 items, 14,000
+			// write units) takes several seconds and can be killed.
+			args = append(args, "--create-table", "--max-wcu", "2000")
+		}
+		cmd := s.cmd(endpoint, args...)
+		if err := start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		pause := time.Duration(1500+rng.IntN(1000)) * time.Millisecond
+		if attempt > 0 {
+			// From the second attempt on, kill while streaming: once the
+			// resumed load is complete, at a random moment.
+			pause = time.Duration(1000+rng.IntN(6000)) * time.Millisecond
+			waitLoaded(t, statePath, cmd)
+		}
+		time.Sleep(pause)
+		if cmd.ProcessState == nil {
+			cmd.Process.Signal(syscall.SIGKILL)
+		}
+		res := wait(cmd)
+		if !res.signaled {
+			t.Fatalf("attempt %d ended by itself: exit %d\n%s", attempt, res.code, res.output())
+		}
+		kills++
+		st, err := checkpoint.Load(statePath)
+		loaded := err == nil && st.Complete
+		if loaded {
+			streaming++
+		} else {
+			duringLoad++
+		}
+		t.Logf("kill %d, %v after start or load (initial load complete: %v)", kills, pause, loaded)
+	}
+	waitWorkload()
+	if kills < 5 || duringLoad == 0 || streaming < 3 {
+		t.Errorf("%d kills, %d during the initial load, %d while streaming; want at least 5, 1 and 3", kills, duringLoad, streaming)
+	}
+	s.catchUpAndVerify(t, endpoint)
+}
+
+// waitLoaded waits until the state file records a complete initial load;
+// if the process ends first, the test fails with its output.
+func waitLoaded(t *testing.T, statePath string, cmd *exec.Cmd) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if st, err := checkpoint.Load(statePath); err == nil && st.Complete {
+			return
+		}
+		if exited(cmd) {
+			res := wait(cmd)
+			t.Fatalf("sync ended before its initial load completed: exit %d\n%s", res.code, res.output())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	res := wait(cmd)
+	t.Fatalf("the initial load did not complete within 2 minutes\n%s", res.output())
+}
+
+// exited reports whether a started process has ended (a zombie no one
+// waited for yet).
+func exited(cmd *exec.Cmd) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}

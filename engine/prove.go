@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/prove"
+)
+
+// ProveConfig configures Prove: the prove.Config of the patterns to ask
+// (its Catalog and AutoShards are filled in here), the source and the
+// table's client.
+type ProveConfig struct {
+	prove.Config
+	Postgres string // source database URL; never logged or stored
+	// DynamoDB is asked with GetItem and Query only; *dynamodb.Client fits.
+	DynamoDB prove.DynamoDB
+}
+
+// Prove answers the mapping's access patterns on the migrated table and
+// compares each answer with the pattern's SQL on the source, in one
+// read-only snapshot that has passed the catalog check. "count: auto"
+// shard counts not given are computed from the source as Run computes them.
+func Prove(ctx context.Context, cfg ProveConfig) (*prove.Result, error) {
+	if cfg.Mapping == nil || cfg.DynamoDB == nil || cfg.Postgres == "" {
+		return nil, configErrorf("prove: a mapping, a source database URL and a DynamoDB client are required")
+	}
+	src, err := openSource(ctx, cfg.Mapping, cfg.Postgres)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close(ctx)
+	pc := cfg.Config
+	pc.Catalog = src.cat
+	if pc.AutoShards == nil {
+		if err := src.computeShards(ctx, nil); err != nil {
+			return nil, err
+		}
+		pc.AutoShards = map[[2]string]int{}
+		for _, s := range src.shards {
+			pc.AutoShards[[2]string{s.Entity, s.Index}] = s.Inputs.Count
+		}
+	}
+	if err := pc.WithDefaults().Validate(); err != nil {
+		return nil, kinded(ErrConfig, err)
+	}
+	return prove.Prove(ctx, src.snap, cfg.DynamoDB, pc)
+}
+
+// ShardCounts computes a mapping's "count: auto" shard counts from the
+// source, as Run computes them, in a read-only snapshot.
+func ShardCounts(ctx context.Context, m *mapping.Mapping, pgURL string) ([]ShardCount, error) {
+	src, err := openSource(ctx, m, pgURL)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close(ctx)
+	if err := src.computeShards(ctx, nil); err != nil {
+		return nil, err
+	}
+	return src.shards, nil
+}

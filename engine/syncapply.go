@@ -1,0 +1,465 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgdynamo/migrate/affect"
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/replicate"
+	"github.com/pgdynamo/migrate/tableread"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+// applier applies the stream in rounds: it collects the changes received
+// (up to MaxBatch, or as many as have arrived), finds and renders the
+// items they affect in one snapshot, writes them, and once DynamoDB
+// acknowledged all of them confirms the position of the last transaction
+// the round completed. Rounds run one after the other, so two writes of
+// one item are never in flight at once.
+type applier struct {
+	cfg    SyncConfig
+	log    *slog.Logger
+	ss     *streamSource
+	stream *replicate.Stream
+	conn   *pgx.Conn // reads rounds and the server's position
+	start  time.Time
+
+	batch *affect.Batch
+	xids  []uint32  // transactions with changes in the batch
+	first time.Time // commit time of the batch's oldest transaction
+	inTxn bool
+	// pending is the position to confirm once the batch is applied: the end
+	// of the last transaction whose changes are all in it or applied.
+	pending, confirmed replicate.LSN
+	caughtUp           bool
+
+	// counts
+	txns, changes, puts, deletes, rounds atomic.Int64
+	fanout                               affect.Fanout
+	lastLatency                          time.Duration
+	server                               replicate.LSN
+	// rate window
+	lastStatus            time.Time
+	lastChanges, lastItem int64
+}
+
+func (a *applier) run(ctx context.Context) error {
+	msgs := make(chan replicate.Message, 4*a.cfg.MaxBatch)
+	streamCtx, stopStream := context.WithCancel(context.WithoutCancel(ctx))
+	streamErr := make(chan error, 1)
+	go func() { streamErr <- a.stream.Run(streamCtx, msgs) }()
+	defer func() {
+		stopStream()
+		<-streamErr
+	}()
+
+	a.batch = a.ss.graph.NewBatch()
+	a.lastStatus = time.Now()
+	status := time.NewTicker(a.cfg.StatusEvery)
+	defer status.Stop()
+	var check <-chan time.Time
+	if a.cfg.UntilCaughtUp {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		check = t.C
+	}
+	// A round, once begun, runs to its end even when ctx ends: its
+	// position is then confirmed, and a restart repeats less. ctx only
+	// stops the loop between rounds.
+	work := context.WithoutCancel(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			// Finish what was received: the round is applied and
+			// confirmed, so that a restart repeats less.
+			err := a.apply(work)
+			return errors.Join(kinded(ErrInterrupted, fmt.Errorf("sync interrupted")), err)
+		case err := <-streamErr:
+			streamErr <- err // for the deferred wait
+			return fmt.Errorf("sync: the replication stream stopped: %w", err)
+		case <-status.C:
+			a.cfg.Observer.Status(a.status(ctx, false))
+		case <-check:
+			if err := a.checkCaughtUp(work); err != nil {
+				return err
+			}
+			if a.caughtUp {
+				return nil
+			}
+		case m := <-msgs:
+			if err := a.handle(work, m); err != nil {
+				return err
+			}
+			// Apply once the batch is full, or when nothing more is
+			// waiting: rounds grow with the load and stay small when idle.
+			if a.batch.Len() >= a.cfg.MaxBatch || (len(msgs) == 0 && (a.batch.Len() > 0 || a.pending > a.confirmed)) {
+				if err := a.apply(work); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// handle takes one message of the stream.
+func (a *applier) handle(ctx context.Context, m replicate.Message) error {
+	switch m.Kind {
+	case replicate.KindBegin:
+		a.inTxn = true
+		a.xids = append(a.xids, m.Xid)
+		if a.first.IsZero() {
+			a.first = m.Time
+		}
+	case replicate.KindChange:
+		a.changes.Add(1)
+		return a.batch.Add(m.Change)
+	case replicate.KindTruncate:
+		return a.truncate(ctx, m)
+	case replicate.KindCommit:
+		a.inTxn = false
+		a.txns.Add(1)
+		a.pending = m.LSN
+	case replicate.KindPosition:
+		if !a.inTxn && m.LSN > a.pending {
+			a.pending = m.LSN
+		}
+	}
+	return nil
+}
+
+// apply applies the batch and confirms the pending position.
+func (a *applier) apply(ctx context.Context) error {
+	if a.batch.Len() > 0 {
+		if err := a.round(ctx); err != nil {
+			return err
+		}
+		a.rounds.Add(1)
+		if !a.first.IsZero() {
+			a.lastLatency = time.Since(a.first)
+		}
+	}
+	// Only transactions that ended are confirmed; one still open keeps its
+	// xid for the next round's visibility check.
+	if a.inTxn && len(a.xids) > 0 {
+		a.xids = a.xids[len(a.xids)-1:]
+	} else {
+		a.xids, a.first = a.xids[:0], time.Time{}
+	}
+	a.batch = a.ss.graph.NewBatch()
+	if a.pending > a.confirmed {
+		a.confirmed = a.pending
+		a.stream.Confirm(a.confirmed)
+	}
+	return nil
+}
+
+// round resolves the batch in a snapshot that sees all its transactions,
+// and writes the result.
+func (a *applier) round(ctx context.Context) error {
+	var res *affect.Result
+	err := a.inSnapshot(ctx, a.xids, func(tx *extract.Snapshot) error {
+		var err error
+		res, err = a.batch.Resolve(ctx, tx, a.maxFanout())
+		return err
+	})
+	var fe *affect.FanoutError
+	var re *transform.RowError
+	switch {
+	case errors.As(err, &fe):
+		return fmt.Errorf("sync: %w; nothing of its transaction was applied. Raise --max-fanout (%d) if this is expected, then sync again: the slot resumes at %s", fe, fe.Max, a.confirmed)
+	case errors.As(err, &re):
+		return fmt.Errorf("sync: bad row: %w; fix the row in the source, then sync again: the slot resumes at %s", re, a.confirmed)
+	case err != nil:
+		return fmt.Errorf("sync: %w", err)
+	}
+	a.fanout.Changes += res.Fanout.Changes
+	a.fanout.Items += res.Fanout.Items
+	if res.Fanout.Max > a.fanout.Max {
+		a.fanout.Max, a.fanout.MaxChange = res.Fanout.Max, res.Fanout.MaxChange
+	}
+	items := make([]load.Item, 0, len(res.Puts)+len(res.Deletes))
+	for _, it := range res.Puts {
+		items = append(items, load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+	}
+	for _, it := range res.Deletes {
+		items = append(items, load.Item{Attrs: it.Attrs, Delete: true, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+	}
+	if err := a.write(ctx, items); err != nil {
+		return err
+	}
+	a.puts.Add(int64(len(res.Puts)))
+	a.deletes.Add(int64(len(res.Deletes)))
+	return nil
+}
+
+func (a *applier) maxFanout() int {
+	if a.cfg.MaxFanout < 0 {
+		return 0
+	}
+	return a.cfg.MaxFanout
+}
+
+// write writes items with a writer of their own and returns once each is
+// acknowledged, or the reason one was not.
+func (a *applier) write(ctx context.Context, items []load.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	w, err := load.NewWriter(a.cfg.DynamoDB, a.cfg.writerConfig())
+	if err != nil {
+		return err
+	}
+	var acked atomic.Int64
+	ch := make(chan load.Item, len(items))
+	for _, it := range items {
+		it.Ack = func() { acked.Add(1) }
+		ch <- it
+	}
+	close(ch)
+	// Once sent, a round is written to its end even when ctx ends: its
+	// position is then confirmed, and a restart repeats less.
+	_, err = w.Write(context.WithoutCancel(ctx), ch)
+	if err != nil {
+		var ie *load.ItemError
+		if errors.As(err, &ie) {
+			return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
+		}
+		return fmt.Errorf("sync: write: %w; sync again to resume at %s", err, a.confirmed)
+	}
+	if n := acked.Load(); n != int64(len(items)) {
+		return fmt.Errorf("sync: %d of %d items acknowledged", n, len(items))
+	}
+	return nil
+}
+
+// inSnapshot runs f in a read-only snapshot that sees every transaction of
+// xids. A transaction is sent once its commit record is in the WAL, which
+// can be a moment before it is visible to new snapshots: a read then would
+// miss the change, and nothing later would repair it.
+func (a *applier) inSnapshot(ctx context.Context, xids []uint32, f func(*extract.Snapshot) error) error {
+	wait := time.Millisecond
+	deadline := time.Now().Add(time.Minute)
+	for {
+		snap, err := extract.Begin(ctx, a.conn)
+		if err != nil {
+			return err
+		}
+		var text string
+		err = scanOne(ctx, snap, "SELECT pg_current_snapshot()::text", &text)
+		if err == nil {
+			var ok bool
+			if ok, err = sees(text, xids); err == nil && ok {
+				err = f(snap)
+				_ = snap.Close(context.WithoutCancel(ctx))
+				return err
+			}
+		}
+		_ = snap.Close(context.WithoutCancel(ctx))
+		if err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("sync: committed transactions %v are still not visible after a minute", xids)
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// sees reports whether a snapshot, in pg_snapshot's text form
+// "xmin:xmax:xip,...", sees every transaction of xids (32-bit, as the
+// stream sends them, all recent).
+func sees(snapshot string, xids []uint32) (bool, error) {
+	parts := strings.Split(snapshot, ":")
+	if len(parts) != 3 {
+		return false, fmt.Errorf("sync: snapshot %q", snapshot)
+	}
+	xmin, err1 := strconv.ParseUint(parts[0], 10, 64)
+	xmax, err2 := strconv.ParseUint(parts[1], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return false, fmt.Errorf("sync: snapshot %q: %w", snapshot, err)
+	}
+	running := map[uint64]bool{}
+	if parts[2] != "" {
+		for _, s := range strings.Split(parts[2], ",") {
+			x, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				return false, fmt.Errorf("sync: snapshot %q: %w", snapshot, err)
+			}
+			running[x] = true
+		}
+	}
+	for _, x := range xids {
+		// The full xid: xmax's epoch, or the one before when the low bits
+		// wrapped since.
+		full := xmax&^0xFFFFFFFF | uint64(x)
+		if full >= xmax && full >= 1<<32 {
+			full -= 1 << 32
+		}
+		if full >= xmax || (full >= xmin && running[full]) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// checkCaughtUp sets caughtUp when nothing received waits and the
+// confirmed position has reached the server's current WAL position.
+func (a *applier) checkCaughtUp(ctx context.Context) error {
+	if a.batch.Len() > 0 || a.inTxn {
+		return nil
+	}
+	lsn, err := replicate.CurrentLSN(ctx, a.conn)
+	if err != nil {
+		return err
+	}
+	a.server = lsn
+	if a.confirmed >= lsn {
+		a.caughtUp = true
+	}
+	return nil
+}
+
+// status is the sync's state now.
+func (a *applier) status(ctx context.Context, done bool) SyncStatus {
+	now := time.Now()
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	if lsn, err := replicate.CurrentLSN(qctx, a.conn); err == nil {
+		a.server = lsn
+	}
+	cancel()
+	s := SyncStatus{
+		Elapsed: now.Sub(a.start), ServerLSN: a.server, Confirmed: a.confirmed,
+		Transactions: a.txns.Load(), Changes: a.changes.Load(), ItemsPut: a.puts.Load(), ItemsDeleted: a.deletes.Load(), Rounds: a.rounds.Load(),
+		Fanout: a.fanout, LastLatency: a.lastLatency.Seconds(), Done: done,
+	}
+	if a.server > a.confirmed {
+		s.LagBytes = int64(a.server - a.confirmed)
+	}
+	if !a.first.IsZero() {
+		s.LagSeconds = now.Sub(a.first).Seconds()
+	}
+	s.CaughtUp = a.caughtUp || (s.LagBytes == 0 && a.batch.Len() == 0)
+	if secs := now.Sub(a.lastStatus).Seconds(); secs > 0 {
+		items := s.ItemsPut + s.ItemsDeleted
+		s.ChangesPerSecond = float64(s.Changes-a.lastChanges) / secs
+		s.ItemsPerSecond = float64(items-a.lastItem) / secs
+		a.lastStatus, a.lastChanges, a.lastItem = now, s.Changes, items
+	}
+	return s
+}
+
+// truncate handles a TRUNCATE of mapped tables: with OnTruncateDelete it
+// applies the batch so far, deletes every item of the entities built from
+// the truncated tables, and re-renders every row of the sources built
+// from, embedding or copying from them; else it stops the sync before the
+// truncating transaction.
+func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
+	entities, sources := a.ss.graph.Truncated(m.Truncated)
+	if len(sources) == 0 {
+		return nil
+	}
+	var names []string
+	for _, t := range m.Truncated {
+		names = append(names, t.String())
+	}
+	if a.cfg.OnTruncate != OnTruncateDelete {
+		return kinded(ErrTruncate, fmt.Errorf("sync: TRUNCATE of %s (transaction %d): the stream cannot tell which items it removed, so it stopped before that transaction; the slot resumes at %s. "+
+			"Run sync with --on-truncate delete to delete the items of %s and re-render the items that embed or copy from the truncated tables, or drop the slot (sync --drop) and load again",
+			strings.Join(names, ", "), m.Xid, a.confirmed, strings.Join(entities, ", ")))
+	}
+	// What came before the TRUNCATE in the stream goes first. The
+	// truncating transaction stays open: its position is confirmed only
+	// once the rest of it is applied too.
+	if err := a.apply(ctx); err != nil {
+		return err
+	}
+	a.log.Warn("TRUNCATE: deleting the items of the truncated tables' entities and re-rendering what depends on them", "tables", strings.Join(names, ", "), "entities", strings.Join(entities, ", "))
+	owned := map[string]bool{}
+	for _, e := range entities {
+		owned[e] = true
+	}
+	var dels []load.Item
+	m2 := a.ss.plan.Mapping
+	_, err := tableread.Scan(ctx, a.cfg.DynamoDB, tableread.ScanConfig{Table: a.cfg.Table, Consistent: true}, func(item map[string]types.AttributeValue) error {
+		if owned[entityOf(item, m2.EntityAttribute)] {
+			key := map[string]types.AttributeValue{m2.PartitionKey: item[m2.PartitionKey]}
+			if m2.SortKey != "" {
+				key[m2.SortKey] = item[m2.SortKey]
+			}
+			dels = append(dels, load.Item{Attrs: key, Delete: true, Origin: load.Origin{Entity: entityOf(item, m2.EntityAttribute), Table: a.cfg.Table}})
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sync: TRUNCATE: scan %s: %w", a.cfg.Table, err)
+	}
+	if err := a.write(ctx, dels); err != nil {
+		return err
+	}
+	a.deletes.Add(int64(len(dels)))
+	return a.inSnapshot(ctx, []uint32{m.Xid}, func(tx *extract.Snapshot) error {
+		var items []load.Item
+		flush := func() error {
+			err := a.write(ctx, items)
+			a.puts.Add(int64(len(items)))
+			items = items[:0]
+			return err
+		}
+		for _, src := range sources {
+			for row, err := range extract.Rows(ctx, tx, src.Query) {
+				if err != nil {
+					return err
+				}
+				its, errs := src.Apply(row)
+				if len(errs) > 0 {
+					return fmt.Errorf("sync: bad row: %w", errs[0])
+				}
+				for _, it := range its {
+					items = append(items, load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+				}
+				if len(items) >= 10*load.MaxBatchItems*a.cfg.writerConfig().Concurrency {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return flush()
+	})
+}
+
+// scanOne reads the one value of a one-row query inside the snapshot.
+func scanOne(ctx context.Context, snap *extract.Snapshot, sql string, dst any) error {
+	rows, err := snap.Query(ctx, sql)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return pgx.ErrNoRows
+	}
+	if err := rows.Scan(dst); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
+}

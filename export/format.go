@@ -1,0 +1,196 @@
+package export
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/pgdynamo/migrate/diff"
+)
+
+// Values of Config.Compression, and the names ImportTable gives them.
+const (
+	CompressionGzip = "gzip"
+	CompressionZstd = "zstd"
+	CompressionNone = "none"
+)
+
+// importCompression is ImportTable's InputCompressionType for each.
+var importCompression = map[string]string{CompressionGzip: "GZIP", CompressionZstd: "ZSTD", CompressionNone: "NONE"}
+
+// extension is the file name suffix for each compression.
+var extension = map[string]string{CompressionGzip: ".json.gz", CompressionZstd: ".json.zst", CompressionNone: ".json"}
+
+// appendLine appends an item's line of a DYNAMODB_JSON file,
+// {"Item":{...}} and a newline, and returns it with the SHA-256 of the
+// item's canonical JSON (diff.Hash, what verify sums). The canonical form
+// (attributes and sets sorted, numbers canonical) makes files of the same
+// items identical byte for byte.
+func appendLine(dst []byte, attrs map[string]types.AttributeValue) ([]byte, [32]byte) {
+	c, _ := diff.Canonical(attrs) // never fails
+	dst = append(dst, `{"Item":`...)
+	dst = append(dst, c...)
+	dst = append(dst, "}\n"...)
+	return dst, sha256.Sum256(c)
+}
+
+// decodeLine reads one line of a DYNAMODB_JSON file. It decodes the JSON
+// in one pass (into Go values) and converts that: a pass per nesting
+// level, with json.RawMessage and UnmarshalJSON, was three times slower.
+func decodeLine(line []byte) (map[string]types.AttributeValue, error) {
+	var l struct {
+		Item map[string]any `json:"Item"`
+	}
+	if err := json.Unmarshal(line, &l); err != nil {
+		return nil, err
+	}
+	if l.Item == nil {
+		return nil, errors.New(`not a DynamoDB JSON line: no "Item" object`)
+	}
+	return decodeMap(l.Item)
+}
+
+func decodeMap(m map[string]any) (map[string]types.AttributeValue, error) {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		av, err := decodeValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("attribute %q: %w", k, err)
+		}
+		out[k] = av
+	}
+	return out, nil
+}
+
+// decodeValue converts one attribute value with its type tag.
+func decodeValue(v any) (types.AttributeValue, error) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return nil, errors.New("an attribute value is an object with exactly one type tag")
+	}
+	for tag, raw := range m {
+		switch tag {
+		case "S":
+			if s, ok := raw.(string); ok {
+				return &types.AttributeValueMemberS{Value: s}, nil
+			}
+		case "N":
+			if s, ok := raw.(string); ok {
+				return &types.AttributeValueMemberN{Value: s}, nil
+			}
+		case "B":
+			if s, ok := raw.(string); ok {
+				b, err := base64.StdEncoding.DecodeString(s)
+				return &types.AttributeValueMemberB{Value: b}, err
+			}
+		case "BOOL":
+			if b, ok := raw.(bool); ok {
+				return &types.AttributeValueMemberBOOL{Value: b}, nil
+			}
+		case "NULL":
+			return &types.AttributeValueMemberNULL{Value: true}, nil
+		case "SS", "NS", "BS":
+			list, ok := raw.([]any)
+			if !ok {
+				break
+			}
+			ss := make([]string, len(list))
+			for i, e := range list {
+				if ss[i], ok = e.(string); !ok {
+					return nil, fmt.Errorf("%s holds a %T", tag, e)
+				}
+			}
+			switch tag {
+			case "SS":
+				return &types.AttributeValueMemberSS{Value: ss}, nil
+			case "NS":
+				return &types.AttributeValueMemberNS{Value: ss}, nil
+			}
+			bs := make([][]byte, len(ss))
+			for i, e := range ss {
+				b, err := base64.StdEncoding.DecodeString(e)
+				if err != nil {
+					return nil, err
+				}
+				bs[i] = b
+			}
+			return &types.AttributeValueMemberBS{Value: bs}, nil
+		case "L":
+			list, ok := raw.([]any)
+			if !ok {
+				break
+			}
+			out := make([]types.AttributeValue, len(list))
+			for i, e := range list {
+				av, err := decodeValue(e)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = av
+			}
+			return &types.AttributeValueMemberL{Value: out}, nil
+		case "M":
+			mm, ok := raw.(map[string]any)
+			if !ok {
+				break
+			}
+			out, err := decodeMap(mm)
+			if err != nil {
+				return nil, err
+			}
+			return &types.AttributeValueMemberM{Value: out}, nil
+		default:
+			return nil, fmt.Errorf("unknown type tag %q", tag)
+		}
+		return nil, fmt.Errorf("type tag %q with a %T", tag, raw)
+	}
+	panic("unreachable")
+}
+
+// compressor returns a writer compressing into w. Output depends only on
+// the bytes written: no names or times in headers, one encoder goroutine.
+func compressor(w io.Writer, compression string) (io.WriteCloser, error) {
+	switch compression {
+	case CompressionGzip:
+		return gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	case CompressionZstd:
+		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
+	case CompressionNone:
+		return nopCloser{w}, nil
+	}
+	return nil, fmt.Errorf("export: unknown compression %q", compression)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// decompressor reads the uncompressed bytes of a file.
+func decompressor(r io.Reader, compression string) (io.ReadCloser, error) {
+	switch compression {
+	case CompressionGzip:
+		return gzip.NewReader(r)
+	case CompressionZstd:
+		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		return d.IOReadCloser(), nil
+	case CompressionNone:
+		return io.NopCloser(r), nil
+	}
+	return nil, fmt.Errorf("export: unknown compression %q", compression)
+}
+
+// trimLine drops the newline (and a carriage return) at the end of a line.
+func trimLine(b []byte) []byte {
+	return bytes.TrimRight(b, "\r\n")
+}

@@ -1,0 +1,665 @@
+package export
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+// Defaults of TargetConfig.
+const (
+	DefaultFileSize   = 64 << 20 // uncompressed bytes per data file
+	DefaultBlockItems = 4096
+	DefaultBlockBytes = 4 << 20
+)
+
+// TargetConfig configures a Target.
+type TargetConfig struct {
+	// Mapping gives the keys and indexes the items are checked against,
+	// and the digest every file record carries. Required.
+	Mapping *mapping.Mapping
+	// Store is where files go: a directory or a bucket and prefix (see
+	// NewStore). Required.
+	Store Store
+	// Compression is CompressionGzip (default), CompressionZstd or
+	// CompressionNone.
+	Compression string
+	// FileSize is the uncompressed size at which a data file is committed
+	// and the next begins (files end between source rows, so they run a
+	// little over). Default 64 MiB. Every item of a file waits for its
+	// commit to be acknowledged, so the run's memory grows with it.
+	FileSize int64
+	// OnDuplicate and RecentKeys as in load.Config.
+	OnDuplicate string
+	RecentKeys  int
+	// StopOnFail makes the first refused item the last thing stored: the
+	// file so far is committed without that item's row and nothing after
+	// it is stored. Set it when the run stops at the first bad row
+	// (engine.OnErrorFail), so that the state file and the committed
+	// files agree. Export sets it.
+	StopOnFail bool
+	// BlockItems and BlockBytes bound the blocks whose lines are
+	// interleaved by partition key before they are written: Import from
+	// S3 loads a file in order, and a file sorted by partition key makes
+	// a rolling hot partition. Defaults 4096 and 4 MiB.
+	BlockItems int
+	BlockBytes int
+	// Logger receives the commits (Debug) and refusals (Warn). Default:
+	// discard.
+	Logger *slog.Logger
+}
+
+// WithDefaults returns c with every unset field set to its default.
+func (c TargetConfig) WithDefaults() TargetConfig {
+	c.Compression = cmp.Or(c.Compression, CompressionGzip)
+	c.FileSize = cmp.Or(c.FileSize, DefaultFileSize)
+	c.BlockItems = cmp.Or(c.BlockItems, DefaultBlockItems)
+	c.BlockBytes = cmp.Or(c.BlockBytes, DefaultBlockBytes)
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Validate reports every problem with c.
+func (c TargetConfig) Validate() error {
+	var errs []error
+	if c.Mapping == nil {
+		errs = append(errs, errors.New("export: a mapping is required"))
+	}
+	if c.Store.store == nil {
+		errs = append(errs, errors.New("export: a destination is required"))
+	}
+	if _, ok := extension[c.Compression]; !ok {
+		errs = append(errs, fmt.Errorf("export: compression must be %s, %s or %s, not %q", CompressionGzip, CompressionZstd, CompressionNone, c.Compression))
+	}
+	if c.FileSize < 1<<10 {
+		errs = append(errs, fmt.Errorf("export: file size must be at least 1 KiB, not %d bytes", c.FileSize))
+	}
+	if c.BlockItems < 1 || c.BlockBytes < 1 {
+		errs = append(errs, errors.New("export: block items and bytes must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Target stores a run's items as an export: DYNAMODB_JSON data files, the
+// format Import from S3 reads, in a directory or under an S3 prefix. It is
+// an engine.Target, and an engine.Starter: every item is acknowledged only
+// once the file holding it is committed (renamed into place, or its
+// multipart upload completed) and recorded under parts/, all items of a
+// file at once, so that the run's state file always ends at a file
+// boundary and a resumed export continues after the last committed file
+// the state file covers.
+//
+// Each line is {"Item":{...}} with the item's canonical DynamoDB JSON, so
+// the same items make the same bytes; items are interleaved by partition
+// key within blocks (see TargetConfig.BlockItems), deterministically.
+type Target struct {
+	cfg     TargetConfig
+	st      store
+	checker *load.Checker
+
+	files      []File // committed, in order
+	snapshot   time.Time
+	atomically func(func())
+	started    bool
+}
+
+// NewTarget returns a Target for cfg (defaults applied, then validated).
+func NewTarget(cfg TargetConfig) (*Target, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, kindedConfig(err)
+	}
+	lc := engine.TableConfig(cfg.Mapping, "")
+	lc.OnDuplicate, lc.RecentKeys, lc.Logger = cfg.OnDuplicate, cfg.RecentKeys, cfg.Logger
+	checker, err := load.NewChecker(lc)
+	if err != nil {
+		return nil, kindedConfig(err)
+	}
+	return &Target{cfg: cfg, st: cfg.Store.store, checker: checker, atomically: func(f func()) { f() }}, nil
+}
+
+var (
+	_ engine.Target  = (*Target)(nil)
+	_ engine.Starter = (*Target)(nil)
+)
+
+// partName matches the names of data files and their records.
+var partName = regexp.MustCompile(`^part-(\d{6})(\.json(\.gz|\.zst)?)$`)
+
+func (t *Target) dataName(n int) string {
+	return fmt.Sprintf("%s/part-%06d%s", dataDir, n, extension[t.cfg.Compression])
+}
+
+func recordName(n int) string { return fmt.Sprintf("%s/part-%06d.json", partsDir, n) }
+
+// fileNumber is the number in a data file's or record's name, or 0.
+func fileNumber(name string) int {
+	_, base, _ := cutLast(name, "/")
+	mm := partName.FindStringSubmatch(base)
+	if mm == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(mm[1])
+	return n
+}
+
+func cutLast(s, sep string) (string, string, bool) {
+	for i := len(s) - len(sep); i >= 0; i-- {
+		if s[i:i+len(sep)] == sep {
+			return s[:i], s[i+len(sep):], true
+		}
+	}
+	return "", s, false
+}
+
+// Start reconciles the destination with the state file: a new export
+// refuses a destination that holds another one unless ts.Fresh (then it
+// is deleted); a resumed one keeps the files its state file covers and
+// deletes the ones committed after the last checkpoint (their items are
+// sent again).
+func (t *Target) Start(ctx context.Context, ts engine.TargetStart) error {
+	t.snapshot = ts.SnapshotTime.UTC()
+	if ts.Atomically != nil {
+		t.atomically = ts.Atomically
+	}
+	if err := t.st.cleanup(ctx); err != nil {
+		return err
+	}
+	records, err := t.readRecords(ctx)
+	if err != nil {
+		return err
+	}
+	data, err := t.st.list(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	for _, name := range data {
+		if fileNumber(name) == 0 {
+			return kindedState(fmt.Errorf("%s/%s was not written by an export: Import from S3 reads every object under %s/%s/, so the export must have that prefix to itself; choose another destination", t.st.where(), name, t.st.where(), dataDir))
+		}
+	}
+	_, _, manifestErr := readManifest(ctx, t.st)
+	hasManifest := !errors.Is(manifestErr, fs.ErrNotExist) // complete, or unreadable: either way not ours to keep
+	holds := len(records) > 0 || len(data) > 0 || hasManifest
+	keep := 0
+	switch {
+	case ts.Resumed:
+		if keep, err = t.resumePoint(records, ts.Done); err != nil {
+			return err
+		}
+	case holds && !ts.Fresh:
+		what := fmt.Sprintf("%d data files", len(data))
+		if hasManifest {
+			what = "a complete export (" + what + ")"
+		}
+		return kindedState(fmt.Errorf("%s already holds %s: pass --fresh to delete it and export again, or choose another destination", t.st.where(), what))
+	}
+	t.files = nil
+	for _, r := range records[:keep] {
+		t.files = append(t.files, r.File)
+	}
+	// Delete what is not kept: after a crash, files committed after the
+	// last checkpoint; on a fresh start, everything of the old export.
+	if hasManifest {
+		if err := t.st.remove(ctx, manifestName); err != nil {
+			return err
+		}
+	}
+	for _, name := range data {
+		if n := fileNumber(name); n > keep {
+			if err := t.st.remove(ctx, name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range records[keep:] {
+		if err := t.st.remove(ctx, recordName(fileNumber(r.Name))); err != nil {
+			return err
+		}
+	}
+	if dropped := len(records) - keep; dropped > 0 {
+		t.cfg.Logger.Info("export: deleted the files committed after the checkpoint; their items are exported again", "files", dropped)
+	}
+	t.started = true
+	return nil
+}
+
+// readRecords reads the records under parts/, in file order, checking
+// that they are numbered 1..n and belong to this mapping.
+func (t *Target) readRecords(ctx context.Context) ([]partRecord, error) {
+	names, err := t.st.list(ctx, partsDir)
+	if err != nil {
+		return nil, err
+	}
+	records := make([]partRecord, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for i, name := range names {
+		g.Go(func() error {
+			r, err := t.st.get(gctx, name)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			data, err := io.ReadAll(r)
+			if err != nil {
+				return fmt.Errorf("export: read %s: %w", name, err)
+			}
+			if err := json.Unmarshal(data, &records[i]); err != nil {
+				return fmt.Errorf("export: %s/%s is not a file record: %w", t.st.where(), name, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(records, func(a, b partRecord) int { return cmp.Compare(fileNumber(a.Name), fileNumber(b.Name)) })
+	return records, nil
+}
+
+// resumePoint returns how many of the committed files the state file
+// covers: the files whose acknowledged items add up to what it records.
+func (t *Target) resumePoint(records []partRecord, done map[string]int64) (int, error) {
+	var want int64
+	for _, n := range done {
+		want += n
+	}
+	var sum int64
+	for i, r := range records {
+		if sum == want {
+			return i, nil
+		}
+		if n := fileNumber(r.Name); n != i+1 {
+			return 0, kindedState(fmt.Errorf("%s: the file records are not numbered 1, 2, 3...: %s is number %d of them; pass --fresh to start over", t.st.where(), r.Name, i+1))
+		}
+		if r.MappingSHA256 != t.cfg.Mapping.Digest {
+			return 0, kindedState(fmt.Errorf("%s/%s was exported with another mapping (sha256 %.12s…, now %.12s…); pass --fresh to start over", t.st.where(), r.Name, r.MappingSHA256, t.cfg.Mapping.Digest))
+		}
+		sum += r.Acknowledged
+	}
+	if sum == want {
+		return len(records), nil
+	}
+	return 0, kindedState(fmt.Errorf("the state file records %d items exported, but the files committed at %s do not add up to that at any file boundary (%d in all): is it the destination the export was started with? Pass --fresh to start over",
+		want, t.st.where(), sum))
+}
+
+// Open says which target this is. Start has already checked the
+// destination.
+func (t *Target) Open(context.Context) (engine.TargetInfo, error) {
+	return engine.TargetInfo{Kind: "export", Name: t.st.where().String()}, nil
+}
+
+// Files returns the data files committed so far.
+func (t *Target) Files() []File { return slices.Clone(t.files) }
+
+// line is an item on its way into a file: its encoded line (nil for a
+// duplicate skipped, which is only acknowledged), for interleaving the hash
+// of its partition key and its place in its partition, and what to count.
+type line struct {
+	data   []byte
+	pkHash uint64
+	rank   int
+	seq    int
+	entity string
+	hash   [32]byte
+	ack    func()
+}
+
+// writeState is one Write call.
+type writeState struct {
+	t     *Target
+	ctx   context.Context
+	block []line
+	bytes int
+	ranks map[uint64]int
+	// rowStart is where the current source row's lines begin in block.
+	rowStart         int
+	lastTable, lastK string
+	file             *openFile
+	stats            load.Stats
+	itemErrs         []error
+	itemErrCount     int
+	stopped          bool
+}
+
+// openFile is the data file being written.
+type openFile struct {
+	n            int
+	name         string
+	pf           pendingFile
+	zw           io.WriteCloser
+	sha          hash.Hash
+	stored       int64
+	uncompressed int64
+	items        int64
+	acked        int64
+	entities     map[string]*entityAcc
+	order        []string
+	acks         []func()
+}
+
+type entityAcc struct {
+	items int64
+	sum   diff.Sum
+}
+
+// Write stores the items received until the channel is closed, in files
+// of about FileSize, acknowledging each file's items when it is committed.
+func (t *Target) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
+	if !t.started {
+		return load.Stats{}, errors.New("export: Write before Start: run the target with engine.Run")
+	}
+	w := &writeState{t: t, ctx: ctx, ranks: map[uint64]int{}, stats: load.Stats{Entities: map[string]load.EntityStats{}}}
+	start := time.Now()
+	fatal := w.consume(items)
+	if fatal == nil && !w.stopped {
+		fatal = w.finish()
+	}
+	if w.file != nil { // not committed: its items are never acknowledged
+		w.file.pf.abort()
+		w.file = nil
+	}
+	w.stats.Elapsed = time.Since(start)
+	errs := []error{}
+	if fatal != nil {
+		errs = append(errs, fatal)
+	}
+	errs = append(errs, w.itemErrs...)
+	if more := w.itemErrCount - len(w.itemErrs); more > 0 {
+		errs = append(errs, fmt.Errorf("export: and %d more item errors", more))
+	}
+	return w.stats, errors.Join(errs...)
+}
+
+// consume reads the channel to its end. After StopOnFail stopped the
+// export it only drains it.
+func (w *writeState) consume(items <-chan load.Item) error {
+	for {
+		select {
+		case <-w.ctx.Done():
+			return fmt.Errorf("export: write interrupted: %w", context.Cause(w.ctx))
+		case it, ok := <-items:
+			if !ok {
+				return nil
+			}
+			if w.stopped {
+				continue
+			}
+			if err := w.add(it); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// add takes one item: at a row boundary, a full block is written and a
+// full file committed first.
+func (w *writeState) add(it load.Item) error {
+	cfg := &w.t.cfg
+	if it.Origin.Table != w.lastTable || it.Origin.SourceKey != w.lastK {
+		w.lastTable, w.lastK = it.Origin.Table, it.Origin.SourceKey
+		if w.blockFull() {
+			if err := w.flushBlock(len(w.block)); err != nil {
+				return err
+			}
+			if w.file != nil && w.file.uncompressed >= cfg.FileSize {
+				if err := w.commit(); err != nil {
+					return err
+				}
+			}
+		}
+		w.rowStart = len(w.block)
+	}
+	ie, skip := w.t.checker.Check(it)
+	switch {
+	case ie != nil:
+		w.refused(it, ie)
+		if cfg.StopOnFail {
+			// Commit what came before this row; store nothing more.
+			w.stopped = true
+			if err := w.flushBlock(w.rowStart); err != nil {
+				return err
+			}
+			return w.commit()
+		}
+		return nil
+	case skip:
+		w.stats.Duplicates++
+		w.block = append(w.block, line{seq: len(w.block), entity: it.Origin.Entity, ack: it.Ack})
+		return nil
+	}
+	data, sum := appendLine(nil, it.Attrs)
+	h := keyHash(it.Attrs[w.t.cfg.Mapping.PartitionKey])
+	w.block = append(w.block, line{data: data, pkHash: h, rank: w.ranks[h], seq: len(w.block), entity: it.Origin.Entity, hash: sum, ack: it.Ack})
+	w.ranks[h]++
+	w.bytes += len(data)
+	return nil
+}
+
+// blockFull says the block is to be written: it holds BlockItems or
+// BlockBytes, or it would fill the file.
+func (w *writeState) blockFull() bool {
+	cfg := &w.t.cfg
+	if len(w.block) >= cfg.BlockItems || w.bytes >= cfg.BlockBytes {
+		return true
+	}
+	return w.file != nil && w.file.uncompressed+int64(w.bytes) >= cfg.FileSize || w.file == nil && int64(w.bytes) >= cfg.FileSize
+}
+
+// refused reports a refused item to its owner and keeps its error.
+func (w *writeState) refused(it load.Item, ie *load.ItemError) {
+	if it.Fail != nil {
+		it.Fail(ie)
+	}
+	w.t.cfg.Logger.Warn("export: item not exported", "origin", ie.Origin.String(), "key", ie.Key, "reason", ie.Reason)
+	w.stats.ItemErrors++
+	w.itemErrCount++
+	if len(w.itemErrs) < 1000 {
+		w.itemErrs = append(w.itemErrs, ie)
+	}
+}
+
+// flushBlock writes the first n lines of the block to the file,
+// interleaved: the first line of each partition key (ordered by the key's
+// hash), then the second of each, and so on. The rest of the block stays.
+func (w *writeState) flushBlock(n int) error {
+	if n == 0 {
+		return nil
+	}
+	out := w.block[:n]
+	slices.SortFunc(out, func(a, b line) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.pkHash, b.pkHash), cmp.Compare(a.seq, b.seq))
+	})
+	if w.file == nil {
+		if err := w.open(); err != nil {
+			return err
+		}
+	}
+	f := w.file
+	for _, l := range out {
+		f.acks = append(f.acks, l.ack)
+		f.acked++
+		if l.data == nil {
+			continue
+		}
+		if _, err := f.zw.Write(l.data); err != nil {
+			return fmt.Errorf("export: write %s: %w", f.name, err)
+		}
+		f.uncompressed += int64(len(l.data))
+		f.items++
+		e := f.entities[l.entity]
+		if e == nil {
+			e = &entityAcc{}
+			f.entities[l.entity] = e
+			f.order = append(f.order, l.entity)
+		}
+		e.items++
+		e.sum.Add(l.hash)
+	}
+	rest := slices.Clone(w.block[n:])
+	w.block = w.block[:0]
+	clear(w.ranks)
+	w.bytes = 0
+	for i, l := range rest {
+		l.seq, l.rank = i, w.ranks[l.pkHash]
+		w.ranks[l.pkHash]++
+		w.bytes += len(l.data)
+		w.block = append(w.block, l)
+	}
+	w.rowStart = 0
+	return nil
+}
+
+// open starts the next data file.
+func (w *writeState) open() error {
+	t := w.t
+	n := len(t.files) + 1
+	name := t.dataName(n)
+	pf, err := t.st.create(w.ctx, name)
+	if err != nil {
+		return err
+	}
+	f := &openFile{n: n, name: name, pf: pf, sha: sha256.New(), entities: map[string]*entityAcc{}}
+	f.zw, err = compressor(io.MultiWriter(countingWriter{pf, &f.stored}, f.sha), t.cfg.Compression)
+	if err != nil {
+		pf.abort()
+		return err
+	}
+	w.file = f
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+// commit completes the current file, records it under parts/, and only
+// then acknowledges its items, all at once with respect to checkpoints.
+func (w *writeState) commit() error {
+	f := w.file
+	if f == nil {
+		return nil
+	}
+	t := w.t
+	if err := f.zw.Close(); err != nil {
+		return fmt.Errorf("export: write %s: %w", f.name, err)
+	}
+	w.file = nil
+	if err := f.pf.commit(); err != nil {
+		return err
+	}
+	rec := partRecord{MappingSHA256: t.cfg.Mapping.Digest, File: File{
+		Name: f.name, Items: f.items, Bytes: f.stored, UncompressedBytes: f.uncompressed,
+		SHA256: hex.EncodeToString(f.sha.Sum(nil)), Snapshot: t.snapshot, Acknowledged: f.acked,
+	}}
+	for _, e := range f.order {
+		acc := f.entities[e]
+		rec.Entities = append(rec.Entities, EntityCount{Entity: e, Items: acc.items, ContentHash: acc.sum.String()})
+	}
+	data, err := marshalIndent(rec)
+	if err != nil {
+		return err
+	}
+	if err := t.st.put(w.ctx, recordName(f.n), data); err != nil {
+		return err
+	}
+	t.files = append(t.files, rec.File)
+	t.atomically(func() {
+		for _, ack := range f.acks {
+			if ack != nil {
+				ack()
+			}
+		}
+	})
+	for _, e := range f.order {
+		s := w.stats.Entities[e]
+		s.Written += f.entities[e].items
+		w.stats.Entities[e] = s
+	}
+	w.stats.Total.Written += f.items
+	w.stats.Calls++
+	t.cfg.Logger.Debug("export: committed", "file", f.name, "items", f.items, "bytes", f.stored, "uncompressed", f.uncompressed)
+	return nil
+}
+
+// finish writes what is left and commits the last file.
+func (w *writeState) finish() error {
+	if err := w.flushBlock(len(w.block)); err != nil {
+		return err
+	}
+	return w.commit()
+}
+
+// Finish writes the manifest of a complete export: the files' totals,
+// content hashes, and what the run says about rows and rejects.
+func (t *Target) Finish(ctx context.Context, res *engine.RunResult) (*Manifest, error) {
+	m := &Manifest{
+		Format: ManifestFormat, Complete: true,
+		Mapping: t.cfg.Mapping.File, MappingSHA256: t.cfg.Mapping.Digest, Table: cmp.Or(res.Table, t.cfg.Mapping.Table),
+		InputFormat: "DYNAMODB_JSON", Compression: importCompression[t.cfg.Compression], DataPrefix: dataDir + "/",
+		StartedAt: res.StartedAt, CompletedAt: time.Now().UTC(),
+		Rows: res.AllRuns.Rows, Rejects: res.AllRuns.Rejects,
+		Files: slices.Clone(t.files),
+	}
+	if err := m.totals(); err != nil {
+		return nil, err
+	}
+	data, err := marshalIndent(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.st.put(ctx, manifestName, data); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// keyHash is a fixed hash of a key value (the same on every run, unlike
+// the writer's seeded one), so that interleaving is deterministic.
+func keyHash(av types.AttributeValue) uint64 {
+	h := fnv.New64a()
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		h.Write([]byte{'S'})
+		h.Write([]byte(v.Value))
+	case *types.AttributeValueMemberN:
+		h.Write([]byte{'N'})
+		h.Write([]byte(v.Value))
+	case *types.AttributeValueMemberB:
+		h.Write([]byte{'B'})
+		h.Write(v.Value)
+	}
+	return h.Sum64()
+}

@@ -1,0 +1,235 @@
+package faultproxy
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"hash/fnv"
+	"io"
+	"maps"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// bucket is a token bucket of write units; rate 0 means unlimited.
+type bucket struct {
+	rate, size, tokens float64
+	filled             time.Time
+}
+
+func newBucket(rate float64, burst time.Duration, now time.Time) bucket {
+	size := rate * burst.Seconds()
+	return bucket{rate: rate, size: size, tokens: size, filled: now}
+}
+
+func (b *bucket) refill(now time.Time) {
+	if b.rate > 0 {
+		b.tokens = min(b.size, b.tokens+now.Sub(b.filled).Seconds()*b.rate)
+	}
+	b.filled = now
+}
+
+func (b *bucket) has(units float64) bool { return b.rate == 0 || b.tokens >= units }
+
+func (b *bucket) take(units float64) {
+	if b.rate > 0 {
+		b.tokens -= units
+	}
+}
+
+// write forwards a BatchWriteItem call that drew no fault, within the
+// emulated capacity.
+func (p *Proxy) write(w http.ResponseWriter, r *http.Request, body []byte) {
+	if !p.cfg.Capacity.enabled() {
+		p.forward(w, r, body)
+		return
+	}
+	req, items, ok := parseBatch(body)
+	if !ok {
+		p.forward(w, r, body)
+		return
+	}
+	type request struct {
+		units     float64
+		partition int
+	}
+	var reqs []request
+	for _, table := range slices.Sorted(maps.Keys(items)) {
+		for _, raw := range items[table] {
+			reqs = append(reqs, request{writeUnits(raw), p.partitionOf(raw)})
+		}
+	}
+	withhold := make([]bool, len(reqs))
+	refused := 0
+	p.mu.Lock()
+	now := time.Now()
+	p.table.refill(now)
+	for i := range p.partitions {
+		p.partitions[i].refill(now)
+	}
+	for i, rq := range reqs {
+		part := &p.partitions[rq.partition]
+		if p.table.has(rq.units) && part.has(rq.units) {
+			p.table.take(rq.units)
+			part.take(rq.units)
+			p.stats.Written++
+			p.stats.WriteUnits += rq.units
+			continue
+		}
+		withhold[i] = true
+		refused++
+	}
+	if refused > 0 {
+		p.stats.OverCapacity++
+		p.stats.Refused += refused
+	}
+	p.mu.Unlock()
+	switch {
+	case refused == 0:
+		p.forward(w, r, body)
+	case refused == len(reqs):
+		writeThrottle(w)
+	default:
+		p.forwardPart(w, r, req, items, withhold)
+	}
+}
+
+// writeRequest is a PutRequest or DeleteRequest in DynamoDB JSON.
+type writeRequest struct {
+	PutRequest *struct {
+		Item map[string]json.RawMessage
+	}
+	DeleteRequest *struct {
+		Key map[string]json.RawMessage
+	}
+}
+
+// writeUnits is what a write request costs: ceil(item size / 1 KB), one
+// for a delete.
+func writeUnits(raw json.RawMessage) float64 {
+	var wr writeRequest
+	if json.Unmarshal(raw, &wr) != nil || wr.PutRequest == nil {
+		return 1
+	}
+	size := 0
+	for name, v := range wr.PutRequest.Item {
+		size += len(name) + valueSize(v)
+	}
+	return math.Max(1, math.Ceil(float64(size)/1024))
+}
+
+// valueSize approximates DynamoDB's size of a typed value: strings and
+// binary by their bytes, numbers by about half their digits, containers 3
+// bytes plus one per element and their contents.
+func valueSize(raw json.RawMessage) int {
+	var v map[string]json.RawMessage
+	if json.Unmarshal(raw, &v) != nil {
+		return len(raw)
+	}
+	for tag, inner := range v {
+		switch tag {
+		case "S":
+			var s string
+			_ = json.Unmarshal(inner, &s)
+			return len(s)
+		case "N":
+			var s string
+			_ = json.Unmarshal(inner, &s)
+			return len(s)/2 + 1
+		case "B":
+			var s string
+			_ = json.Unmarshal(inner, &s)
+			return base64.StdEncoding.DecodedLen(len(s))
+		case "SS", "NS", "BS":
+			var ss []string
+			_ = json.Unmarshal(inner, &ss)
+			n := 0
+			for _, s := range ss {
+				n += utf8.RuneCountInString(s)
+			}
+			return n
+		case "L":
+			var l []json.RawMessage
+			_ = json.Unmarshal(inner, &l)
+			n := 3
+			for _, e := range l {
+				n += 1 + valueSize(e)
+			}
+			return n
+		case "M":
+			var m map[string]json.RawMessage
+			_ = json.Unmarshal(inner, &m)
+			n := 3
+			for k, e := range m {
+				n += 1 + len(k) + valueSize(e)
+			}
+			return n
+		}
+	}
+	return 1 // BOOL, NULL
+}
+
+// partitionOf hashes the request's partition key value to a partition.
+func (p *Proxy) partitionOf(raw json.RawMessage) int {
+	n := len(p.partitions)
+	if n <= 1 {
+		return 0
+	}
+	var wr writeRequest
+	if json.Unmarshal(raw, &wr) != nil {
+		return 0
+	}
+	var key json.RawMessage
+	switch {
+	case wr.PutRequest != nil:
+		key = wr.PutRequest.Item[p.cfg.Capacity.PartitionKey]
+	case wr.DeleteRequest != nil:
+		key = wr.DeleteRequest.Key[p.cfg.Capacity.PartitionKey]
+	}
+	h := fnv.New64a()
+	h.Write(canonical(key))
+	return int(h.Sum64() % uint64(n))
+}
+
+// StartSink returns a started Proxy whose upstream is an in-process
+// endpoint that acknowledges every write and answers nothing else of
+// interest: for measuring a writer against faults and capacity limits
+// without an engine's own cost. No request leaves the process.
+func StartSink(cfg Config) (*Proxy, error) {
+	p, err := New("http://sink.invalid", cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.upstream = &url.URL{Scheme: "http", Host: "sink.invalid"}
+	p.client = &http.Client{Transport: sink{}}
+	p.srv = httptest.NewServer(p)
+	return p, nil
+}
+
+// sink is an http.RoundTripper that plays a DynamoDB endpoint accepting
+// every write.
+type sink struct{}
+
+func (sink) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	body := `{}`
+	if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".BatchWriteItem") {
+		body = `{"UnprocessedItems":{}}`
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/x-amz-json-1.0")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r,
+	}, nil
+}

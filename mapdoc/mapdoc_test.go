@@ -1,0 +1,59 @@
+package mapdoc_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pgdynamo/migrate/mapdoc"
+	"github.com/pgdynamo/migrate/mapping"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// Each mapping renders to its golden markdown; go test ./mapdoc -update
+// rewrites them, and reviewers read the diff.
+func TestMarkdown(t *testing.T) {
+	cases := []struct {
+		name, mapping string
+		opts          mapdoc.Options
+	}{
+		{"bookstore", "../testdata/bookstore.yaml", mapdoc.Options{ShardCounts: map[[2]string]int{{"Order", "GSI2"}: 14}}},
+		{"bookstore-no-counts", "../testdata/bookstore.yaml", mapdoc.Options{}},
+		{"key-types-lsi-projection", "../testdata/transform/key_types_lsi_projection/mapping.yaml", mapdoc.Options{}},
+		{"copy-into", "../testdata/transform/copy_into_and_copied_keys/mapping.yaml", mapdoc.Options{}},
+		{"where", "../testdata/transform/where_filters/mapping.yaml", mapdoc.Options{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := os.ReadFile(tc.mapping)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := mapping.Parse(filepath.Base(tc.mapping), data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := mapdoc.Markdown(&got, m, tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tc.name+".md")
+			if *update {
+				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./mapdoc -update)", err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("%s differs (run with -update and review the diff):\n%s", golden, got.String())
+			}
+		})
+	}
+}

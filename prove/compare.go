@@ -1,0 +1,228 @@
+package prove
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/pgkind"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/transform"
+)
+
+// compareAnswers compares DynamoDB's items with the SQL's rows: as many
+// items as rows, and each row's columns equal to the attributes of the
+// same name of its item (in order when ordered; else some pairing). It
+// returns "" when they agree, else the first difference.
+func compareAnswers(items []map[string]types.AttributeValue, cols []extract.ResultColumn, rows [][]any, ordered bool, k keyAttrs) string {
+	if len(items) != len(rows) {
+		msg := fmt.Sprintf("DynamoDB returned %d items, SQL %d rows", len(items), len(rows))
+		switch {
+		case len(items) > len(rows) && ordered:
+			msg += "; first extra item " + keyText(items[len(rows)], k)
+		case len(rows) > len(items) && ordered:
+			msg += "; first row without an item: " + rowText(cols, rows[len(items)])
+		}
+		return msg
+	}
+	if ordered || len(rows) == 1 {
+		for i := range rows {
+			if d := compareRow(items[i], cols, rows[i]); d != "" {
+				return fmt.Sprintf("answer %d, item %s: %s", i+1, keyText(items[i], k), d)
+			}
+		}
+		return ""
+	}
+	used := make([]bool, len(items))
+next:
+	for i, row := range rows {
+		first := ""
+		for j, it := range items {
+			if used[j] {
+				continue
+			}
+			d := compareRow(it, cols, row)
+			if d == "" {
+				used[j] = true
+				continue next
+			}
+			if first == "" {
+				first = fmt.Sprintf("item %s: %s", keyText(it, k), d)
+			}
+		}
+		return fmt.Sprintf("row %d (%s) has no equal item; the nearest, %s", i+1, rowText(cols, row), first)
+	}
+	return ""
+}
+
+func compareRow(item map[string]types.AttributeValue, cols []extract.ResultColumn, row []any) string {
+	for i, c := range cols {
+		av := item[c.Name]
+		if ok, want := sameValue(av, row[i], c.Type); !ok {
+			return fmt.Sprintf("%s is %s, SQL says %s", c.Name, avText(av), want)
+		}
+	}
+	return ""
+}
+
+func keyText(item map[string]types.AttributeValue, k keyAttrs) string {
+	s := k.pk + "=" + avText(item[k.pk])
+	if k.sk != "" {
+		s += " " + k.sk + "=" + avText(item[k.sk])
+	}
+	return s
+}
+
+func rowText(cols []extract.ResultColumn, row []any) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + "=" + valueText(row[i])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// avText renders an attribute value for a message, in DynamoDB JSON.
+func avText(av types.AttributeValue) string {
+	if av == nil {
+		return "absent"
+	}
+	b, err := transform.MarshalItem(map[string]types.AttributeValue{"v": av})
+	if err != nil {
+		return fmt.Sprintf("%T", av)
+	}
+	s := string(b)
+	return strings.TrimSuffix(strings.TrimPrefix(s, `{"v":`), "}")
+}
+
+// sameValue compares an attribute (nil when absent) with a SQL value of
+// type t, by meaning: numbers as decimals (a number kept as text with as:
+// string too), timestamps as instants (text or epoch seconds or
+// milliseconds), NULL as absent or NULL, and everything else as the
+// transform would write it. want describes the SQL value for a message.
+func sameValue(av types.AttributeValue, v any, t pgkind.Type) (ok bool, want string) {
+	want = valueText(v)
+	if v == nil {
+		_, isNull := av.(*types.AttributeValueMemberNULL)
+		return av == nil || isNull, "NULL"
+	}
+	if av == nil {
+		return false, want
+	}
+	switch v := v.(type) {
+	case int64, extract.Decimal, float64:
+		if f, isFloat := v.(float64); isFloat && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			s, isS := av.(*types.AttributeValueMemberS)
+			return isS && s.Value == floatWord(f), want
+		}
+		var r *big.Rat
+		switch v := v.(type) {
+		case int64:
+			r = new(big.Rat).SetInt64(v)
+		case float64:
+			// The shortest decimal that reads back as v: what PostgreSQL
+			// prints and the transform writes.
+			r, _ = new(big.Rat).SetString(strconv.FormatFloat(v, 'f', -1, 64))
+		case extract.Decimal:
+			var okR bool
+			if r, okR = new(big.Rat).SetString(string(v)); !okR {
+				s, isS := av.(*types.AttributeValueMemberS)
+				return isS && s.Value == string(v), want // NaN, Infinity kept as text
+			}
+		}
+		return sameNumber(av, r), want
+	case time.Time:
+		return sameInstant(av, v, t.Kind), want
+	case extract.Infinity:
+		s, isS := av.(*types.AttributeValueMemberS)
+		return isS && s.Value == want, want
+	case string:
+		switch x := av.(type) {
+		case *types.AttributeValueMemberS:
+			if t.Kind == pgkind.UUID {
+				return strings.EqualFold(x.Value, v), want
+			}
+			return x.Value == v, fmt.Sprintf("%q", v)
+		case *types.AttributeValueMemberN: // as: number of a text column
+			r, okR := new(big.Rat).SetString(v)
+			return okR && sameNumber(av, r), want
+		}
+		return false, fmt.Sprintf("%q", v)
+	case []byte:
+		if s, isS := av.(*types.AttributeValueMemberS); isS {
+			return s.Value == base64.StdEncoding.EncodeToString(v), want
+		}
+	}
+	exp, present, err := transform.AttributeValue(v, t, mapping.AsDefault, mapping.NullOmit)
+	if err != nil || !present {
+		return false, want
+	}
+	if diff.Equal(av, exp) {
+		return true, want
+	}
+	// An array may be written as a set (as: set): compare as a set.
+	if arr, isArr := v.([]any); isArr && t.Kind == pgkind.Array {
+		if set, present, err := transform.AttributeValue(arr, t, mapping.AsSet, mapping.NullOmit); err == nil && present && diff.Equal(av, set) {
+			return true, want
+		}
+	}
+	return false, want
+}
+
+func floatWord(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	}
+	return "-Infinity"
+}
+
+func sameNumber(av types.AttributeValue, r *big.Rat) bool {
+	var text string
+	switch x := av.(type) {
+	case *types.AttributeValueMemberN:
+		text = x.Value
+	case *types.AttributeValueMemberS: // as: string
+		text = x.Value
+	default:
+		return false
+	}
+	got, ok := new(big.Rat).SetString(text)
+	return ok && got.Cmp(r) == 0
+}
+
+// sameInstant compares a date or timestamp with its item form: the
+// transform's text (or any RFC 3339 text), or epoch seconds or
+// milliseconds.
+func sameInstant(av types.AttributeValue, t time.Time, k pgkind.Kind) bool {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		if k == pgkind.Date {
+			return x.Value == t.UTC().Format(transform.DateLayout)
+		}
+		for _, layout := range []string{transform.TimestampLayout, time.RFC3339Nano, transform.DateLayout} {
+			if got, err := time.Parse(layout, x.Value); err == nil {
+				return got.Equal(t)
+			}
+		}
+	case *types.AttributeValueMemberN:
+		got, ok := new(big.Rat).SetString(x.Value)
+		if !ok {
+			return false
+		}
+		us := new(big.Rat).SetFrac(new(big.Int).Add(new(big.Int).Mul(big.NewInt(t.Unix()), big.NewInt(1_000_000)), big.NewInt(int64(t.Nanosecond()/1000))), big.NewInt(1))
+		secs := new(big.Rat).Quo(us, big.NewRat(1_000_000, 1))
+		millis := new(big.Rat).Quo(us, big.NewRat(1_000, 1))
+		return got.Cmp(secs) == 0 || got.Cmp(millis) == 0
+	}
+	return false
+}
