@@ -75,6 +75,14 @@ var errPastDeadline = errors.New("load: the write rate would not allow the batch
 // limiter is the token bucket and its controller. It is safe for
 // concurrent use.
 type limiter struct {
+	// turn is held by the one waiter that may take units from the bucket;
+	// the others queue for it, served in the order they came (a channel's
+	// blocked senders are). Without it a batch of many units could starve:
+	// smaller ones would take the units as soon as they trickle in, and
+	// the checkpoint, which waits for the oldest rows, would fall behind
+	// the writes without bound.
+	turn chan struct{}
+
 	mu    sync.Mutex
 	clk   clock
 	log   *slog.Logger
@@ -114,7 +122,7 @@ type limiter struct {
 
 func newLimiter(clk clock, log *slog.Logger, maxWCU, floor float64) *limiter {
 	now := clk.Now()
-	l := &limiter{clk: clk, log: log, max: maxWCU, floor: floor, filled: now, winStart: now, probeFrom: now}
+	l := &limiter{turn: make(chan struct{}, 1), clk: clk, log: log, max: maxWCU, floor: floor, filled: now, winStart: now, probeFrom: now}
 	if maxWCU > 0 {
 		l.rate = maxWCU
 		l.tokens = l.burst()
@@ -155,10 +163,27 @@ func (l *limiter) Rate() float64 {
 // requests already waiting (a decrease must not be undone by the calls it
 // should have slowed). When the wait would end after deadline (unless it
 // is zero), Wait takes nothing, sleeps until the deadline and returns
-// errPastDeadline. It returns how long it slept.
+// errPastDeadline. Waiters take their units first come, first served. It
+// returns how long it slept.
 func (l *limiter) Wait(ctx context.Context, units int, deadline time.Time) (time.Duration, error) {
 	u := float64(units)
 	start := l.clk.Now()
+	l.mu.Lock()
+	if l.rate == 0 { // not limiting: no queue
+		l.sentUnits += u
+		l.mu.Unlock()
+		return 0, ctx.Err()
+	}
+	l.mu.Unlock()
+	select {
+	case l.turn <- struct{}{}:
+	case <-ctx.Done():
+		return l.clk.Now().Sub(start), ctx.Err()
+	}
+	defer func() { <-l.turn }()
+	if now := l.clk.Now(); !deadline.IsZero() && !now.Before(deadline) {
+		return now.Sub(start), fmt.Errorf("%w (it waited %v for the batches before it)", errPastDeadline, now.Sub(start).Round(time.Millisecond))
+	}
 	for {
 		l.mu.Lock()
 		now := l.clk.Now()

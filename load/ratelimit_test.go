@@ -108,6 +108,37 @@ func TestLimiterWaitDeadline(t *testing.T) {
 	}
 }
 
+// A large request is served in its turn while small ones keep coming: if
+// the small ones could take the units as they trickle in, the large one
+// would wait until its deadline (and the checkpoint, which waits for its
+// rows, would stand still meanwhile). Real time, with a deadline ten
+// times what the large request needs in its turn.
+func TestLimiterServesWaitersInOrder(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(realClock{}, slog.New(slog.DiscardHandler), 1000, 1)
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	if _, err := l.Wait(ctx, 1000, time.Time{}); err != nil { // empty the bucket
+		t.Fatal(err)
+	}
+	var small sync.WaitGroup
+	for range 4 {
+		small.Go(func() {
+			for ctx.Err() == nil {
+				l.Wait(ctx, 50, time.Time{})
+			}
+		})
+	}
+	defer small.Wait()
+	time.Sleep(100 * time.Millisecond) // the small ones are queued
+	start := time.Now()
+	_, err := l.Wait(ctx, 500, start.Add(7*time.Second))
+	stop()
+	if err != nil {
+		t.Fatalf("a 500-unit request among 50-unit ones, at 1000 units/s: %v after %v", err, time.Since(start).Round(time.Millisecond))
+	}
+}
+
 // A request already waiting when the rate drops waits for the new rate.
 func TestLimiterWaitFollowsRateChanges(t *testing.T) {
 	t.Parallel()
