@@ -68,7 +68,7 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 	}
 	target := cfg.Target
 	if target == nil {
-		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
+		target = newTableTarget(cfg, prev)
 	}
 	info, err := target.Open(ctx)
 	if err != nil {
@@ -114,7 +114,7 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 	r.wm = newWatermark(names, rejects)
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
-		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Export: exp.ID(),
+		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Export: exp.ID(), Target: info.checkpoint(),
 	}
 	after, done := map[string]int64{}, map[string]bool{}
 	if prev != nil {

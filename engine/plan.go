@@ -125,6 +125,10 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 			PartitionKeyType: pkType, SortKeyType: skType,
 		}))
 	}
+	for _, p := range tgt.tableProblems() {
+		b.problem(p)
+	}
+	b.p.Table.Billing = tgt.billing
 	cfg.Logger.Debug("plan: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode)
 	if err := c.run(ctx); err != nil {
 		return nil, interrupted(ctx, "plan", err)
@@ -140,7 +144,7 @@ type planBuilder struct {
 	est      *capacity.Estimator
 	indexes  []load.Index
 	entities map[string]*report.EntityPlan
-	owns     func(string) bool
+	owns     func(entity string, key []byte) bool
 	max      int
 	pkName   string
 	skName   string

@@ -315,6 +315,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// Two runs on one state file would overwrite each other's positions.
+	lock, err := checkpoint.Acquire(cfg.StateFile)
+	if err != nil {
+		return nil, kinded(ErrState, err)
+	}
+	defer lock.Unlock()
 	if cfg.Export != nil {
 		return runExport(ctx, cfg, start)
 	}
@@ -335,7 +341,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	defer src.close(ctx)
 	target := cfg.Target
 	if target == nil {
-		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
+		target = newTableTarget(cfg, prev)
 	}
 	// A Starter's group of acknowledgements and a checkpoint exclude each
 	// other (TargetStart.Atomically).
@@ -408,7 +414,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	r.wm.unordered = r.read != nil
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
-		StartedAt: start.UTC(), RejectFile: cfg.RejectFile,
+		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Target: info.checkpoint(),
 	}
 	for _, s := range src.shards {
 		state.Shards = append(state.Shards, checkpoint.Shard{Entity: s.Entity, Index: s.Index, Count: s.Inputs.Count})
