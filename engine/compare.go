@@ -286,6 +286,14 @@ func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error 
 			if !diff.InSample(key, c.sample) {
 				continue
 			}
+			// An item run would refuse is a problem, for plan and verify
+			// alike, and not an item the table should hold.
+			if ps := unwritable(it, key, pk, sk); len(ps) > 0 {
+				for _, p := range ps {
+					c.rowError(p)
+				}
+				continue
+			}
 			c.expected(it, key)
 			buf = diff.AppendRecord(buf[:0], diff.Record{Entity: it.Entity, Origin: it.Table + " " + it.SourceKey, Attrs: it.Attrs})
 			if err := s.Add(key, buf); err != nil {
@@ -294,6 +302,32 @@ func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error 
 		}
 		return nil
 	})
+}
+
+// unwritable lists why DynamoDB would refuse an item, as run's loader
+// would: over the item size limit, or a key over its length limit.
+func unwritable(it transform.Item, key []byte, pk, sk string) []report.Problem {
+	var out []report.Problem
+	origin := it.Table + " " + it.SourceKey
+	if size := load.ItemSize(it.Attrs); size > load.MaxItemSize {
+		k := reportKey(key)
+		out = append(out, report.Problem{Kind: "item-too-large", Entity: it.Entity, Origin: origin, Key: &k,
+			Message: fmt.Sprintf("item is %d bytes, over DynamoDB's %d", size, load.MaxItemSize)})
+	}
+	for _, kc := range []struct {
+		attr string
+		max  int
+	}{{pk, load.MaxPartitionKeyBytes}, {sk, load.MaxSortKeyBytes}} {
+		if kc.attr == "" {
+			continue
+		}
+		if n := keyBytes(it.Attrs[kc.attr]); n > kc.max {
+			k := reportKey(key)
+			out = append(out, report.Problem{Kind: "key-too-long", Entity: it.Entity, Origin: origin, Key: &k,
+				Message: fmt.Sprintf("%s is %d bytes, over DynamoDB's %d", kc.attr, n, kc.max)})
+		}
+	}
+	return out
 }
 
 func rowErrorMessage(re *transform.RowError) string {

@@ -177,25 +177,6 @@ func (b *planBuilder) expected(it transform.Item, key []byte) {
 	ep.MaxItemBytes = max(ep.MaxItemBytes, int64(size))
 	ep.WriteUnits += int64(wcu)
 	b.p.Summary.Expected++
-	origin := it.Table + " " + it.SourceKey
-	if size > load.MaxItemSize {
-		k := reportKey(key)
-		b.problem(report.Problem{Kind: "item-too-large", Entity: it.Entity, Origin: origin, Key: &k,
-			Message: fmt.Sprintf("item is %d bytes, over DynamoDB's %d", size, load.MaxItemSize)})
-	}
-	for _, kc := range []struct {
-		attr string
-		max  int
-	}{{b.pkName, load.MaxPartitionKeyBytes}, {b.skName, load.MaxSortKeyBytes}} {
-		if kc.attr == "" {
-			continue
-		}
-		if n := keyBytes(it.Attrs[kc.attr]); n > kc.max {
-			k := reportKey(key)
-			b.problem(report.Problem{Kind: "key-too-long", Entity: it.Entity, Origin: origin, Key: &k,
-				Message: fmt.Sprintf("%s is %d bytes, over DynamoDB's %d", kc.attr, n, kc.max)})
-		}
-	}
 }
 
 func keyBytes(av types.AttributeValue) int {

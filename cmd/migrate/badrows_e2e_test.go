@@ -158,6 +158,29 @@ func TestBadRowsReject(t *testing.T) {
 	}
 	check(t)
 
+	// plan and verify describe the rows run cannot write the same way: as
+	// problems with their reason, never as items to create or missing.
+	for _, verb := range []string{"plan", "verify"} {
+		out, errOut, _ := runCLI(t, verb, "--mapping", badrowsMapping, "--pg", h.pg, "--endpoint", h.endpoint, "--table", table, "--format", "json")
+		var doc struct {
+			Summary  struct{ Create, Missing int64 }
+			Problems []struct{ Kind, Origin, Message string }
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s --format json: %v\n%s\n%s", verb, err, out, errOut)
+		}
+		kinds := map[string]string{}
+		for _, p := range doc.Problems {
+			kinds[p.Origin] = p.Kind
+		}
+		if kinds["public.widgets id=6"] != "item-too-large" || kinds["public.widgets id=7"] != "key-too-long" {
+			t.Errorf("%s problems: %+v; want id=6 item-too-large and id=7 key-too-long", verb, doc.Problems)
+		}
+		if doc.Summary.Create != 0 || doc.Summary.Missing != 0 {
+			t.Errorf("%s counts the unwritable rows as items: %+v", verb, doc.Summary)
+		}
+	}
+
 	// Enough rejects allowed: exit 0, and the same lines (the file is
 	// rewritten by a fresh run, not appended to).
 	out, errOut, code = runCLI(t, append(args, "--fresh", "--max-rejects", "8")...)
