@@ -217,7 +217,7 @@ func (r *runner) sendExportItem(ctx context.Context, file string, it ExportItem,
 // exportReject is the reject line of an item of an export: its row is the
 // item itself, as DynamoDB JSON.
 func exportReject(e *load.ItemError, attrs map[string]types.AttributeValue) RejectLine {
-	l := itemReject(nil, nil, e)
+	l := itemReject(nil, nil, nil, e) // an export item has no source column
 	if data, err := transform.MarshalItem(attrs); err == nil {
 		l.Row = json.RawMessage(data)
 	}

@@ -232,7 +232,7 @@ func (r *runner) send(ctx context.Context, rr *readRow, out chan<- load.Item) er
 		}
 		if r.reject {
 			it.Fail = func(ie *load.ItemError) {
-				r.wm.reject(rm, ie.Origin.Entity, itemReject(rr.src, &rr.row, ie))
+				r.wm.reject(rm, ie.Origin.Entity, itemReject(r.cfg.Mapping, rr.src, &rr.row, ie))
 				r.rejected(ie.Origin.Entity, ie)
 			}
 		} else {
