@@ -274,10 +274,18 @@ func TestBadRowsFail(t *testing.T) {
 			if name == "nested too deep" {
 				wantAfter = map[string]int64{"public.widgets": 8}
 			}
+			// A bad item found by the loader stops reading some time after
+			// the reader passed it: rows of later tables read meanwhile may
+			// be written and checkpointed, which is right. Only the bad
+			// row's table is pinned then.
+			loadStage := name == "item over 400 KB" || name == "sort key too long"
 			for _, s := range st.Sources {
 				var got int64
 				if len(s.After) == 1 {
 					got, _ = s.After[0].(int64)
+				}
+				if loadStage && s.Name != "public.widgets" {
+					continue
 				}
 				if got != wantAfter[s.Name] || st.Complete {
 					t.Errorf("checkpoint of %s: after %v (complete %v), want %d", s.Name, s.After, st.Complete, wantAfter[s.Name])
