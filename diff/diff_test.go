@@ -302,8 +302,12 @@ func TestJoinAndClassify(t *testing.T) {
 		rec("Customer", "C#2", "PROFILE", "name", "Rob"),
 		rec("Order", "C#3", "ORDER#9"),
 		rec("Invoice", "C#3", "ZZZ"),
+		rec("Customer", "OTHER#1", "PROFILE"), // an owned entity name, but not a key it writes
 	)
-	owns := func(e string) bool { return e == "Customer" || e == "Order" }
+	owns := func(e string, key []byte) bool {
+		k, err := DecodeKey(key)
+		return err == nil && (e == "Customer" || e == "Order") && !strings.HasPrefix(k.PK, "OTHER#")
+	}
 	var got []string
 	err := Join(expected, target, func(p Pair) error {
 		k, _ := DecodeKey(p.Key)
@@ -321,6 +325,7 @@ func TestJoinAndClassify(t *testing.T) {
 		"C#3 | ORDER#9 stale exp=0 tgt=1 changes=0",
 		"C#3 | ZZZ foreign exp=0 tgt=1 changes=0",
 		"C#4 | PROFILE create exp=1 tgt=0 changes=0",
+		"OTHER#1 | PROFILE foreign exp=0 tgt=1 changes=0",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("join:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))

@@ -14,6 +14,7 @@ import (
 	"github.com/pgdynamo/migrate/diff"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/extsort"
+	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/report"
 	"github.com/pgdynamo/migrate/tableread"
@@ -138,6 +139,12 @@ type table struct {
 	client DynamoDB
 	exists bool
 	pk, sk string // the mapping's key attributes, checked against the table's
+	// problems are the ways the existing table cannot serve the mapping
+	// (an index missing or keyed otherwise, a projection short of what
+	// the mapping needs, a key of another type): run refuses the table,
+	// plan and verify list them as problems, prune refuses it.
+	problems []load.TableProblem
+	billing  string // the table's capacity mode, for reports
 }
 
 // openTable describes the table. A missing table is not an error:
@@ -152,10 +159,21 @@ func openTable(ctx context.Context, c *CompareConfig) (*table, error) {
 		return t, nil
 	}
 	t.exists = true
+	check := load.InspectTable(TableConfig(c.Mapping, t.name).WithDefaults(), desc)
+	t.problems, t.billing = check.Problems, check.BillingSummary()
 	if pk, sk := tableread.KeyNames(desc); pk != t.pk || sk != t.sk {
-		return nil, kinded(ErrTable, fmt.Errorf("table %s has key (%s, %s) but the mapping says (%s, %s): nothing to compare", t.name, pk, sk, t.pk, t.sk))
+		return nil, kinded(ErrTable, fmt.Errorf("table %s has key (%s, %s) but the mapping says (%s, %s): nothing to compare: %w", t.name, pk, sk, t.pk, t.sk, check.Err()))
 	}
 	return t, nil
+}
+
+// tableProblems are the table's problems as report problems.
+func (t *table) tableProblems() []report.Problem {
+	var out []report.Problem
+	for _, p := range t.problems {
+		out = append(out, report.Problem{Kind: "table-mismatch", Message: "table " + t.name + ": " + p.Msg})
+	}
+	return out
 }
 
 // openBoth validates the configuration, opens the source snapshot and
@@ -268,6 +286,14 @@ func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error 
 			if !diff.InSample(key, c.sample) {
 				continue
 			}
+			// An item run would refuse is a problem, for plan and verify
+			// alike, and not an item the table should hold.
+			if ps := unwritable(it, key, pk, sk); len(ps) > 0 {
+				for _, p := range ps {
+					c.rowError(p)
+				}
+				continue
+			}
 			c.expected(it, key)
 			buf = diff.AppendRecord(buf[:0], diff.Record{Entity: it.Entity, Origin: it.Table + " " + it.SourceKey, Attrs: it.Attrs})
 			if err := s.Add(key, buf); err != nil {
@@ -276,6 +302,32 @@ func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error 
 		}
 		return nil
 	})
+}
+
+// unwritable lists why DynamoDB would refuse an item, as run's loader
+// would: over the item size limit, or a key over its length limit.
+func unwritable(it transform.Item, key []byte, pk, sk string) []report.Problem {
+	var out []report.Problem
+	origin := it.Table + " " + it.SourceKey
+	if size := load.ItemSize(it.Attrs); size > load.MaxItemSize {
+		k := reportKey(key)
+		out = append(out, report.Problem{Kind: "item-too-large", Entity: it.Entity, Origin: origin, Key: &k,
+			Message: fmt.Sprintf("item is %d bytes, over DynamoDB's %d", size, load.MaxItemSize)})
+	}
+	for _, kc := range []struct {
+		attr string
+		max  int
+	}{{pk, load.MaxPartitionKeyBytes}, {sk, load.MaxSortKeyBytes}} {
+		if kc.attr == "" {
+			continue
+		}
+		if n := keyBytes(it.Attrs[kc.attr]); n > kc.max {
+			k := reportKey(key)
+			out = append(out, report.Problem{Kind: "key-too-long", Entity: it.Entity, Origin: origin, Key: &k,
+				Message: fmt.Sprintf("%s is %d bytes, over DynamoDB's %d", kc.attr, n, kc.max)})
+		}
+	}
+	return out
 }
 
 func rowErrorMessage(re *transform.RowError) string {
@@ -387,14 +439,20 @@ func (c *comparison) fetch(ctx context.Context, pairs []diff.Pair) error {
 	return nil
 }
 
-// ownedBy returns the test for "this entity attribute value names an entity
-// of the mapping".
-func ownedBy(m *mapping.Mapping) func(string) bool {
-	names := map[string]bool{}
-	for _, e := range m.Entities {
-		names[e.Name] = true
+// ownedBy returns the test for "this target item is the mapping's":
+// its entity attribute names one of the mapping's entities and its key
+// matches that entity's key templates (mapping.MayProduce). Only such
+// items are stale when nothing expects them, so prune never deletes an
+// item another application wrote with an entity name that happens to be
+// one of ours.
+func ownedBy(m *mapping.Mapping) func(entity string, key []byte) bool {
+	return func(entity string, key []byte) bool {
+		if m.Entity(entity) == nil {
+			return false
+		}
+		k, err := diff.DecodeKey(key)
+		return err == nil && m.MayProduce(entity, k.PK, k.SK)
 	}
-	return func(e string) bool { return names[e] }
 }
 
 // reportKey turns an encoded key into the report's form.

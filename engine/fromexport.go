@@ -69,7 +69,7 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 	}
 	target := cfg.Target
 	if target == nil {
-		target = &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable}
+		target = newTableTarget(cfg, prev)
 	}
 	info, err := target.Open(ctx)
 	if err != nil {
@@ -121,7 +121,7 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 	defer r.keys.close()
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
-		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Export: exp.ID(),
+		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Export: exp.ID(), Target: info.checkpoint(),
 	}
 	after, done := map[string]int64{}, map[string]bool{}
 	if prev != nil {
@@ -242,7 +242,7 @@ func (r *runner) sendExportItem(ctx context.Context, file string, it ExportItem,
 // exportReject is the reject line of an item of an export: its row is the
 // item itself, as DynamoDB JSON.
 func exportReject(e *load.ItemError, attrs map[string]types.AttributeValue) RejectLine {
-	l := itemReject(nil, nil, e)
+	l := itemReject(nil, nil, nil, e) // an export item has no source column
 	if data, err := transform.MarshalItem(attrs); err == nil {
 		l.Row = json.RawMessage(data)
 	}

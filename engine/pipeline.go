@@ -50,16 +50,17 @@ type runner struct {
 // pipeline reads, checks and writes until the sources are done, the
 // context ends (the first signal) or something fails, and returns the
 // target's stats and the failure, if any. Reading stops on the signal or
-// when writing failed; writing does not stop on the signal: the items
-// already read are written and acknowledged, then the caller saves the
-// checkpoint. The state file is saved every CheckpointEvery meanwhile.
+// when writing failed. On the signal the target stops too: what it has in
+// flight is acknowledged (load.Config.StopGrace), the items it buffered
+// are not written, and the caller saves the checkpoint, which stays before
+// their rows. So a run stops within seconds even when the whole source is
+// already read into the window. The state file is saved every
+// CheckpointEvery meanwhile.
 func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transform.Source, after map[string][]any, save func(bool) (mark, error)) (load.Stats, error) {
 	readCtx, cancelRead := context.WithCancelCause(ctx)
 	defer cancelRead(nil)
 	r.stopReading = cancelRead
 	r.failStop = func(ie *load.ItemError) { r.stopReading(ie) }
-	writeCtx, cancelWrite := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelWrite()
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
@@ -101,14 +102,22 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 			}
 		}
 	})
-	ls, writeErr := target.Write(writeCtx, items)
+	ls, writeErr := target.Write(ctx, items)
 	var writeFatal error
 	if writeErr != nil {
 		writeFatal = writeErr
+		itemErrs, rest := splitItemErrors(writeErr)
+		if ctx.Err() != nil && rest != nil && errors.Is(rest, context.Canceled) {
+			// Stopped by the signal: an interruption, not a failure.
+			rest, writeFatal = nil, nil
+			for _, ie := range itemErrs {
+				writeFatal = errors.Join(writeFatal, ie)
+			}
+		}
 		if r.reject {
 			// Each refused item was already turned into a reject line by
 			// its Fail callback; only what is not about one item is fatal.
-			_, writeFatal = splitItemErrors(writeErr)
+			writeFatal = rest
 		}
 		if writeFatal != nil {
 			cancelRead(writeFatal)
@@ -263,7 +272,7 @@ func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, 
 		}
 		if r.reject {
 			it.Fail = func(ie *load.ItemError) {
-				r.wm.reject(rm, ie.Origin.Entity, itemReject(rr.src, &rr.row, ie))
+				r.wm.reject(rm, ie.Origin.Entity, itemReject(r.cfg.Mapping, rr.src, &rr.row, ie))
 				r.rejected(ie.Origin.Entity, ie)
 			}
 		} else {

@@ -126,6 +126,10 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 			PartitionKeyType: pkType, SortKeyType: skType,
 		}))
 	}
+	for _, p := range tgt.tableProblems() {
+		b.problem(p)
+	}
+	b.p.Table.Billing = tgt.billing
 	cfg.Logger.Debug("plan: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode)
 	if err := c.run(ctx); err != nil {
 		return nil, interrupted(ctx, "plan", err)
@@ -151,7 +155,7 @@ type planBuilder struct {
 	est      *capacity.Estimator
 	indexes  []load.Index
 	entities map[string]*report.EntityPlan
-	owns     func(string) bool
+	owns     func(entity string, key []byte) bool
 	max      int
 	pkName   string
 	skName   string
@@ -184,25 +188,6 @@ func (b *planBuilder) expected(it transform.Item, key []byte) {
 	ep.MaxItemBytes = max(ep.MaxItemBytes, int64(size))
 	ep.WriteUnits += int64(wcu)
 	b.p.Summary.Expected++
-	origin := it.Table + " " + it.SourceKey
-	if size > load.MaxItemSize {
-		k := reportKey(key)
-		b.problem(report.Problem{Kind: "item-too-large", Entity: it.Entity, Origin: origin, Key: &k,
-			Message: fmt.Sprintf("item is %d bytes, over DynamoDB's %d", size, load.MaxItemSize)})
-	}
-	for _, kc := range []struct {
-		attr string
-		max  int
-	}{{b.pkName, load.MaxPartitionKeyBytes}, {b.skName, load.MaxSortKeyBytes}} {
-		if kc.attr == "" {
-			continue
-		}
-		if n := keyBytes(it.Attrs[kc.attr]); n > kc.max {
-			k := reportKey(key)
-			b.problem(report.Problem{Kind: "key-too-long", Entity: it.Entity, Origin: origin, Key: &k,
-				Message: fmt.Sprintf("%s is %d bytes, over DynamoDB's %d", kc.attr, n, kc.max)})
-		}
-	}
 }
 
 func keyBytes(av types.AttributeValue) int {

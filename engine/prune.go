@@ -55,6 +55,11 @@ type PruneResult struct {
 	Total int64 `json:"total"`
 	// Listed are the first MaxDetails stale items.
 	Listed []report.ItemRef `json:"listed"`
+	// Foreign counts the items in the table that the mapping could not
+	// have written (another entity name, or a key its templates cannot
+	// produce): never deleted. ForeignListed are the first MaxDetails.
+	Foreign       int64            `json:"foreign"`
+	ForeignListed []report.ItemRef `json:"foreignListed"`
 }
 
 // EntityCount is a count of items of one entity.
@@ -77,9 +82,12 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 		return nil, err
 	}
 	defer src.close(ctx)
-	res := &PruneResult{Table: tgt.name, Exists: tgt.exists, Deleted: cfg.Delete, Entities: []EntityCount{}, Listed: []report.ItemRef{}}
+	res := &PruneResult{Table: tgt.name, Exists: tgt.exists, Deleted: cfg.Delete, Entities: []EntityCount{}, Listed: []report.ItemRef{}, ForeignListed: []report.ItemRef{}}
 	if !tgt.exists {
 		return res, nil
+	}
+	if len(tgt.problems) > 0 {
+		return nil, kinded(ErrTable, (&load.TableMismatchError{Table: tgt.name, Problems: tgt.problems}))
 	}
 
 	var w *load.Writer
@@ -112,7 +120,17 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 				return fmt.Errorf("prune: %s in the source (first: %s %s: %s); nothing was deleted, since their items would look stale",
 					plural(int64(len(problems)), "row error"), problems[0].Entity, problems[0].Origin, problems[0].Message)
 			}
-			if kind, _ := diff.Classify(pr, owns); kind != diff.KindStale {
+			switch kind, _ := diff.Classify(pr, owns); kind {
+			case diff.KindStale:
+			case diff.KindForeign:
+				for _, rec := range pr.Target {
+					res.Foreign++
+					if len(res.ForeignListed) < cfg.MaxDetails {
+						res.ForeignListed = append(res.ForeignListed, report.ItemRef{Key: reportKey(pr.Key), Entity: rec.Entity})
+					}
+				}
+				return nil
+			default:
 				return nil
 			}
 			for _, rec := range pr.Target {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
 
@@ -61,10 +62,13 @@ func rowRejects(src *transform.Source, row extract.Row, errs []*transform.RowErr
 }
 
 // itemReject turns a loader row error into a reject line.
-func itemReject(src *transform.Source, row *extract.Row, e *load.ItemError) RejectLine {
+func itemReject(m *mapping.Mapping, src *transform.Source, row *extract.Row, e *load.ItemError) RejectLine {
 	l := RejectLine{
 		Entity: e.Origin.Entity, SourceTable: e.Origin.Table, SourceKey: e.Origin.Key(),
 		Reason: e.Reason, Stage: "load", Kind: rejectKind(e.Err), ItemKey: e.Key, Row: json.RawMessage("null"),
+	}
+	if l.Kind == "rejected-by-dynamodb" && m != nil {
+		l.Column = rejectColumn(m, l.Entity, l.Reason)
 	}
 	if row != nil {
 		l.Row = rowJSON(src, *row)

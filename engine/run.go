@@ -329,6 +329,12 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// Two runs on one state file would overwrite each other's positions.
+	lock, err := checkpoint.Acquire(cfg.StateFile)
+	if err != nil {
+		return nil, kinded(ErrState, err)
+	}
+	defer lock.Unlock()
 	if cfg.Export != nil {
 		return runExport(ctx, cfg, start)
 	}
@@ -349,9 +355,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	defer src.close(ctx)
 	target := cfg.Target
 	if target == nil {
-		wc := cfg.writerConfig()
-		wc.UniqueEntities = src.keys.UniqueEntities()
-		target = &tableTarget{client: cfg.DynamoDB, cfg: wc, create: cfg.CreateTable}
+		tt := newTableTarget(cfg, prev)
+		tt.cfg.UniqueEntities = src.keys.UniqueEntities()
+		target = tt
 	}
 	// A Starter's group of acknowledgements and a checkpoint exclude each
 	// other (TargetStart.Atomically).
@@ -433,7 +439,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
-		StartedAt: start.UTC(), RejectFile: cfg.RejectFile,
+		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Target: info.checkpoint(),
 	}
 	for _, s := range src.shards {
 		state.Shards = append(state.Shards, checkpoint.Shard{Entity: s.Entity, Index: s.Index, Count: s.Inputs.Count})

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/tableread"
 )
@@ -73,6 +74,14 @@ type tableTarget struct {
 	client DynamoDB
 	cfg    load.Config
 	create bool
+	// resumed is the state file of the run being resumed: its table must
+	// still exist (it is never created then), and be the same table.
+	resumed *checkpoint.State
+}
+
+// newTableTarget is the default Target of a run (prev: the run resumed).
+func newTableTarget(cfg RunConfig, prev *checkpoint.State) *tableTarget {
+	return &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable, resumed: prev}
 }
 
 func (t *tableTarget) Open(ctx context.Context) (TargetInfo, error) {
@@ -81,7 +90,7 @@ func (t *tableTarget) Open(ctx context.Context) (TargetInfo, error) {
 		o := c.Options()
 		info.Region, info.Endpoint = o.Region, aws.ToString(o.BaseEndpoint)
 	}
-	if t.create {
+	if t.create && t.resumed == nil {
 		if err := load.EnsureTable(ctx, t.client, t.cfg); err != nil {
 			if errors.Is(err, load.ErrTableMismatch) {
 				return info, kinded(ErrTable, err)
@@ -95,15 +104,43 @@ func (t *tableTarget) Open(ctx context.Context) (TargetInfo, error) {
 	switch {
 	case err != nil:
 		return info, fmt.Errorf("check target table %q: %w", t.cfg.Table, err)
+	case desc == nil && t.resumed != nil:
+		// Creating it would make an empty table in which the resumed run
+		// skips every checkpointed row.
+		return info, resumeRefusal(t.resumed.CheckTarget(nil))
 	case desc == nil:
 		return info, kinded(ErrTable, fmt.Errorf("target table %q does not exist: create it, or pass --create-table to create it with the mapping's keys and indexes", t.cfg.Table))
 	}
-	if err := load.CheckTable(t.cfg, desc); err != nil {
+	check := load.InspectTable(t.cfg, desc)
+	info.ARN, info.ID, info.Created = check.ARN, check.ID, check.CreatedAt.UTC()
+	t.cfg.Logger.Info("target table", "table", t.cfg.Table, "billing", check.BillingSummary())
+	if err := check.Err(); err != nil {
 		return info, kinded(ErrTable, err)
 	}
-	info.ARN, info.ID = aws.ToString(desc.TableArn), aws.ToString(desc.TableId)
-	info.Created = aws.ToTime(desc.CreationDateTime).UTC()
+	if t.resumed != nil {
+		if err := t.resumed.CheckTarget(info.checkpoint()); err != nil {
+			return info, resumeRefusal(err)
+		}
+	}
 	return info, nil
+}
+
+// checkpoint is the identity a state file records of a table target, nil
+// for other targets.
+func (i TargetInfo) checkpoint() *checkpoint.Target {
+	if i.Kind != "dynamodb" {
+		return nil
+	}
+	return &checkpoint.Target{
+		Endpoint: checkpoint.RedactEndpoint(i.Endpoint), Region: i.Region,
+		TableARN: i.ARN, TableID: i.ID, CreatedAt: i.Created,
+	}
+}
+
+// resumeRefusal is the error of a resume into a table other than the one
+// its state file was written to.
+func resumeRefusal(err error) error {
+	return stateErrorf("run --resume: %v. Resuming would skip every row the state file records as written; pass --fresh instead of --resume to load every row again", err)
 }
 
 func (t *tableTarget) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {

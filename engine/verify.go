@@ -76,6 +76,11 @@ func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
 	if !tgt.exists {
 		c.mode = "none"
 	}
+	// A table that cannot serve the mapping is not identical to what it
+	// needs, whatever items it holds.
+	for _, p := range tgt.tableProblems() {
+		b.problem(p)
+	}
 	cfg.Logger.Debug("verify: comparing", "table", tgt.name, "exists", tgt.exists, "mode", c.mode, "sample", cfg.Sample)
 	if err := c.run(ctx); err != nil {
 		return nil, interrupted(ctx, "verify", err)
@@ -88,7 +93,7 @@ func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
 // verifyBuilder accumulates the verification.
 type verifyBuilder struct {
 	v        *report.Verify
-	owns     func(string) bool
+	owns     func(entity string, key []byte) bool
 	max      int
 	entities map[string]*entityHashes
 	order    []string
@@ -133,7 +138,7 @@ func (b *verifyBuilder) visit(pr diff.Pair) error {
 		}
 	}
 	for _, r := range pr.Target {
-		if !b.owns(r.Entity) {
+		if !b.owns(r.Entity, pr.Key) {
 			continue
 		}
 		h, err := diff.Hash(r.Attrs)

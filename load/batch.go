@@ -66,7 +66,9 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 		})
 
 		// The call may not outlast the batch's deadline either.
-		callCtx, cancel := context.WithTimeout(ctx, deadline.Sub(sentAt))
+		// It runs under r.calls, not ctx: a run that stops lets it finish
+		// (StopGrace) so that what DynamoDB took is acknowledged.
+		callCtx, cancel := context.WithTimeout(r.calls, deadline.Sub(sentAt))
 		out, err := w.client.BatchWriteItem(callCtx, w.input(ps), withBody(w.body(ps)), oneAttempt)
 		cancel()
 		r.tally.update(func(s *Stats) { s.Calls++ })

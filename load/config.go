@@ -57,6 +57,11 @@ type Config struct {
 	// before the n-th retry. Defaults 50ms and 5s.
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
+	// StopGrace is how long calls in flight may go on once Write's context
+	// ends (the first Ctrl-C): no batch is started or retried after it,
+	// and a call still out after StopGrace is abandoned, its items left
+	// unacknowledged. Default 5s.
+	StopGrace time.Duration
 
 	// MaxWCU caps write units per second (table plus indexes, see
 	// ItemWriteUnits). 0 means unlimited until DynamoDB first refuses
@@ -102,6 +107,7 @@ const (
 	DefaultMaxBatchElapsed = 2 * time.Minute
 	DefaultRetryBaseDelay  = 50 * time.Millisecond
 	DefaultRetryMaxDelay   = 5 * time.Second
+	DefaultStopGrace       = 5 * time.Second
 	DefaultMinWCU          = 25
 	DefaultRecentKeys      = 1 << 16
 	DefaultWindow          = 4096
@@ -124,6 +130,7 @@ func (c Config) WithDefaults() Config {
 	c.MaxBatchElapsed = cmp.Or(c.MaxBatchElapsed, DefaultMaxBatchElapsed)
 	c.RetryBaseDelay = cmp.Or(c.RetryBaseDelay, DefaultRetryBaseDelay)
 	c.RetryMaxDelay = cmp.Or(c.RetryMaxDelay, DefaultRetryMaxDelay)
+	c.StopGrace = cmp.Or(c.StopGrace, DefaultStopGrace)
 	c.MinWCU = cmp.Or(c.MinWCU, DefaultMinWCU)
 	if c.MaxWCU > 0 && c.MinWCU > c.MaxWCU {
 		c.MinWCU = c.MaxWCU

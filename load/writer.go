@@ -87,11 +87,15 @@ func (p *pending) wire() int { return len(p.req) + 1 }
 
 // run is the state of one Write call.
 type run struct {
-	w       *Writer
-	tally   *tally
-	cancel  context.CancelCauseFunc
-	wg      sync.WaitGroup
-	slots   chan struct{} // Concurrency of them: a batch holds one to be sent
+	w      *Writer
+	tally  *tally
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+	slots  chan struct{} // Concurrency of them: a batch holds one to be sent
+	// calls is the context of each BatchWriteItem call: it outlives the
+	// run's context by StopGrace, so that a call in flight when the run
+	// stops can still be acknowledged.
+	calls   context.Context
 	backing chan struct{} // batches backing off without a slot
 
 	mu        sync.Mutex
@@ -101,8 +105,11 @@ type run struct {
 }
 
 // Write consumes items until the channel is closed or ctx is done, and
-// returns when every accepted item is acknowledged or an error stops it. On
-// error, items not acknowledged by then are never acknowledged, and Write
+// returns when every accepted item is acknowledged or an error stops it.
+// Once ctx is done no batch is started or retried: the calls in flight
+// finish (within StopGrace) and acknowledge what DynamoDB took, and the
+// items still buffered are dropped. On error or when ctx ends, items not
+// acknowledged by then are never acknowledged, and Write
 // stops reading the channel: the producer must also watch its context. The
 // returned error wraps the first fatal error (or, if ctx ended first, its
 // cause) and every row error ([*ItemError]) collected, the first 1000 of
@@ -120,6 +127,18 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
 	defer cancel(nil)
+	calls, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelCalls()
+	r.calls = calls
+	defer context.AfterFunc(runCtx, func() {
+		grace := time.NewTimer(w.cfg.StopGrace)
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+			cancelCalls()
+		case <-calls.Done(): // Write returned
+		}
+	})()
 
 	r.dispatch(runCtx, items)
 	r.wg.Wait()

@@ -243,6 +243,12 @@ func TestWriteCancelStopsPromptly(t *testing.T) {
 		"backoff sleep": func(context.Context, int, []types.WriteRequest) ([]types.WriteRequest, error) {
 			return nil, &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}
 		},
+		// Calls in flight at the cancel finish and acknowledge their
+		// items; no batch is sent after it.
+		"slow calls": func(context.Context, int, []types.WriteRequest) ([]types.WriteRequest, error) {
+			time.Sleep(300 * time.Millisecond)
+			return nil, nil
+		},
 	}
 	for name, answer := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -252,6 +258,7 @@ func TestWriteCancelStopsPromptly(t *testing.T) {
 				c.RetryBaseDelay = 10 * time.Second
 				c.RetryMaxDelay = time.Minute
 				c.MinWCU = 1e6
+				c.StopGrace = time.Second // a blocked call is abandoned after it
 			}))
 			b.fake.batchWriteItem = answer
 			var acks ackLog
@@ -274,6 +281,13 @@ func TestWriteCancelStopsPromptly(t *testing.T) {
 			}
 			if got, stored := acks.total(), len(b.fake.stored); got != stored {
 				t.Errorf("%d acks for %d stored items", got, stored)
+			}
+			if name == "slow calls" {
+				// Two calls were in flight at the cancel (Concurrency 2),
+				// none started after it.
+				if got := len(b.fake.stored); got == 0 || got > 4*MaxBatchItems {
+					t.Errorf("%d items stored: want the calls in flight at the cancel, and no later batch", got)
+				}
 			}
 			acks.check(t)
 		})

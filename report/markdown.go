@@ -73,6 +73,9 @@ func Markdown(w io.Writer, p *Plan) error {
 	m := &md{w: w}
 	s := p.Summary
 	m.printf("## migrate plan: %s → table %s\n\n", code(p.Mapping), code(p.Table.Name))
+	if p.Table.Billing != "" {
+		m.printf("Table capacity: %s.\n\n", p.Table.Billing)
+	}
 	if c := p.Table.Create; c != nil {
 		m.printf("The table does not exist: `migrate run` needs `--create-table`, which creates it on demand (%s):\n\n", c.Billing)
 		for _, line := range tableCreateLines(c) {

@@ -63,6 +63,9 @@ type Table struct {
 	PartitionKey    string `json:"partitionKey"`
 	SortKey         string `json:"sortKey,omitempty"`
 	EntityAttribute string `json:"entityAttribute"` // the attribute naming each item's entity
+	// Billing is an existing table's capacity mode, e.g. "on demand" or
+	// "provisioned, 100 WCU (GSI1 50 WCU)".
+	Billing string `json:"billing,omitempty"`
 	// Create is, when the table does not exist, the table `migrate run
 	// --create-table` would create; run refuses a missing table without
 	// that flag.
@@ -183,7 +186,9 @@ type AttributeChange struct {
 type Problem struct {
 	// Kind is "row-error" (a source row cannot become an item),
 	// "duplicate-key" (two items with one primary key), "item-too-large"
-	// (over 400 KB) or "key-too-long" (a key over DynamoDB's limit).
+	// (over 400 KB), "key-too-long" (a key over DynamoDB's limit) or
+	// "table-mismatch" (the existing table cannot serve the mapping: an
+	// index or key it lacks or has otherwise).
 	Kind    string `json:"kind"`
 	Entity  string `json:"entity,omitempty"`
 	Origin  string `json:"origin,omitempty"`

@@ -94,6 +94,9 @@ func Text(w io.Writer, p *Plan, opt TextOptions) error {
 	s := p.Summary
 	t.heading(fmt.Sprintf("Plan: %s → table %s", p.Mapping, p.Table.Name))
 	t.printf("  %s\n", readsLine(p.Table, p.Reads))
+	if p.Table.Billing != "" {
+		t.printf("  Table capacity: %s\n", p.Table.Billing)
+	}
 	if c := p.Table.Create; c != nil {
 		t.printf("  migrate run needs --create-table, which creates it on demand (%s):\n", c.Billing)
 		for _, line := range tableCreateLines(c) {

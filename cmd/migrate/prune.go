@@ -91,10 +91,26 @@ func pruneText(w io.Writer, res *engine.PruneResult, maxDetails int) error {
 	if int64(len(res.Listed)) < res.Total {
 		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Total-int64(len(res.Listed)), maxDetails)
 	}
+	foreignText(w, res, maxDetails)
 	if !res.Deleted && res.Total > 0 {
 		fmt.Fprintln(w, "nothing was deleted; pass --yes to delete them")
 	}
 	return nil
+}
+
+// foreignText lists the items prune leaves alone because the mapping could
+// not have written them.
+func foreignText(w io.Writer, res *engine.PruneResult, maxDetails int) {
+	if res.Foreign == 0 {
+		return
+	}
+	fmt.Fprintf(w, "left alone: %s the mapping could not have written (another entity, or a key its templates do not produce)\n", plural(int(res.Foreign), "foreign item"))
+	for _, it := range res.ForeignListed {
+		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
+	}
+	if int64(len(res.ForeignListed)) < res.Foreign {
+		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Foreign-int64(len(res.ForeignListed)), maxDetails)
+	}
 }
 
 func pruneMarkdown(w io.Writer, res *engine.PruneResult) error {
@@ -116,6 +132,12 @@ func pruneMarkdown(w io.Writer, res *engine.PruneResult) error {
 	}
 	for _, it := range res.Listed {
 		fmt.Fprintf(w, "- `%s` `%s | %s`\n", it.Entity, it.Key.PK, it.Key.SK)
+	}
+	if res.Foreign > 0 {
+		fmt.Fprintf(w, "\nLeft alone: %s the mapping could not have written.\n\n", plural(int(res.Foreign), "foreign item"))
+		for _, it := range res.ForeignListed {
+			fmt.Fprintf(w, "- `%s` `%s | %s`\n", it.Entity, it.Key.PK, it.Key.SK)
+		}
 	}
 	return nil
 }
