@@ -253,11 +253,14 @@ func testSyncKills(t *testing.T, bin, endpoint string) {
 	deadline := time.Now().Add(workloadFor)
 	kills, duringLoad, streaming := 0, 0, 0
 	for attempt := 0; time.Now().Before(deadline) || kills < 5; attempt++ {
-		args := []string{"--quiet"}
+		// The same command every time, as an operator restarts it: a kill
+		// before the table was created (creating the slot waits for the
+		// workload's open transactions) leaves it to the next attempt.
+		args := []string{"--quiet", "--create-table"}
 		if attempt == 0 {
 			// Paced so that the initial load (about 7,000 items, 14,000
 			// write units) takes several seconds and can be killed.
-			args = append(args, "--create-table", "--max-wcu", "2000")
+			args = append(args, "--max-wcu", "2000")
 		}
 		cmd := s.cmd(endpoint, args...)
 		if err := start(cmd); err != nil {
