@@ -54,7 +54,12 @@ type Config struct {
 	MaxBatchElapsed time.Duration
 	// RetryBaseDelay and RetryMaxDelay shape the backoff between retries of a
 	// batch: a full-jitter sleep in [0, min(RetryMaxDelay, RetryBaseDelay·2ⁿ⁻¹)]
-	// before the n-th retry. Defaults 50ms and 5s.
+	// before the n-th retry. Defaults 50ms and 250ms: the rate limiter, not
+	// the backoff, paces the writer when DynamoDB is short of capacity (every
+	// re-send waits for it), so the backoff only spaces retries out; a longer
+	// ceiling stretches the last unlucky batches of a run (under 30% random
+	// faults, a 5s ceiling made the last 1% of the items take longer than
+	// the other 99%).
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
 	// StopGrace is how long calls in flight may go on once Write's context
@@ -106,7 +111,7 @@ type Config struct {
 const (
 	DefaultMaxBatchElapsed = 2 * time.Minute
 	DefaultRetryBaseDelay  = 50 * time.Millisecond
-	DefaultRetryMaxDelay   = 5 * time.Second
+	DefaultRetryMaxDelay   = 250 * time.Millisecond
 	DefaultStopGrace       = 5 * time.Second
 	DefaultMinWCU          = 25
 	DefaultRecentKeys      = 1 << 16
