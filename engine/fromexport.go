@@ -208,28 +208,14 @@ func (r *runner) sendExportItem(ctx context.Context, file string, it ExportItem,
 		return err
 	}
 	item := load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: entity, Table: file, SourceKey: key}}
-	if r.keys.needs(entity) {
-		k, v := r.keys.record(item)
-		item.Ack = func() {
-			r.keys.add(k, v)
-			es.written.Add(1)
-			es.touch(&es.lastWrite)
-			r.wm.ack(rm)
-		}
-	} else {
-		item.Ack = func() {
-			es.written.Add(1)
-			es.touch(&es.lastWrite)
-			r.wm.ack(rm)
-		}
-	}
+	item.Ack = r.acker(item, es, rm)
 	if r.reject {
 		item.Fail = func(ie *load.ItemError) {
 			r.wm.reject(rm, entity, exportReject(ie, it.Attrs))
 			r.rejected(entity, ie)
 		}
 	} else {
-		item.Fail = func(ie *load.ItemError) { r.stopReading(ie) }
+		item.Fail = r.failStop
 	}
 	select {
 	case out <- item:

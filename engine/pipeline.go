@@ -254,22 +254,7 @@ func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, 
 	for _, ti := range items {
 		origin.Entity, origin.Table = ti.Entity, ti.Table
 		it := load.Item{Attrs: ti.Attrs, Origin: origin}
-		es := r.stats[ti.Entity]
-		if r.keys.needs(ti.Entity) {
-			key, value := r.keys.record(it)
-			it.Ack = func() {
-				r.keys.add(key, value)
-				es.written.Add(1)
-				es.touch(&es.lastWrite)
-				r.wm.ack(rm)
-			}
-		} else {
-			it.Ack = func() {
-				es.written.Add(1)
-				es.touch(&es.lastWrite)
-				r.wm.ack(rm)
-			}
-		}
+		it.Ack = r.acker(it, r.stats[ti.Entity], rm)
 		if r.reject {
 			it.Fail = func(ie *load.ItemError) {
 				r.wm.reject(rm, ie.Origin.Entity, itemReject(r.cfg.Mapping, rr.src, &rr.row, ie))
@@ -297,4 +282,25 @@ func (r *runner) rejected(entity string, err error) {
 		es.rejects.Add(1)
 	}
 	r.log.Debug("rejected", "entity", entity, "err", err)
+}
+
+// acker is the Ack of item it of row rm: it records the item's key for the
+// duplicate check when its entity needs one, counts the item written and
+// settles it with the watermark. The closure captures the key only when
+// there is one to record, as most items have none.
+func (r *runner) acker(it load.Item, es *entityStats, rm *rowMark) func() {
+	if r.keys.needs(it.Origin.Entity) {
+		key, value := r.keys.record(it)
+		return func() {
+			r.keys.add(key, value)
+			es.written.Add(1)
+			es.touch(&es.lastWrite)
+			r.wm.ack(rm)
+		}
+	}
+	return func() {
+		es.written.Add(1)
+		es.touch(&es.lastWrite)
+		r.wm.ack(rm)
+	}
 }
