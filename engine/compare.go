@@ -272,6 +272,10 @@ func (c *comparison) run(ctx context.Context) error {
 // readExpected walks the source and feeds the expected items to the sorter.
 func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error {
 	pk, sk := c.src.m.PartitionKey, c.src.m.SortKey
+	checker, err := writeChecker(c.src.m, c.target.name)
+	if err != nil {
+		return err
+	}
 	var buf []byte
 	return c.src.walk(ctx, func(_ *transform.Source, _ extract.Row, items []transform.Item, errs []*transform.RowError) error {
 		for _, re := range errs {
@@ -288,10 +292,9 @@ func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error 
 			}
 			// An item run would refuse is a problem, for plan and verify
 			// alike, and not an item the table should hold.
-			if ps := unwritable(it, key, pk, sk); len(ps) > 0 {
-				for _, p := range ps {
-					c.rowError(p)
-				}
+			if ie, _ := checker.Check(load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity}}); ie != nil {
+				k := reportKey(key)
+				c.rowError(report.Problem{Kind: rejectKind(ie.Err), Entity: it.Entity, Origin: it.Table + " " + it.SourceKey, Key: &k, Message: ie.Reason})
 				continue
 			}
 			c.expected(it, key)
@@ -304,30 +307,17 @@ func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error 
 	})
 }
 
-// unwritable lists why DynamoDB would refuse an item, as run's loader
-// would: over the item size limit, or a key over its length limit.
-func unwritable(it transform.Item, key []byte, pk, sk string) []report.Problem {
-	var out []report.Problem
-	origin := it.Table + " " + it.SourceKey
-	if size := load.ItemSize(it.Attrs); size > load.MaxItemSize {
-		k := reportKey(key)
-		out = append(out, report.Problem{Kind: "item-too-large", Entity: it.Entity, Origin: origin, Key: &k,
-			Message: fmt.Sprintf("item is %d bytes, over DynamoDB's %d", size, load.MaxItemSize)})
+// writeChecker checks each expected item as run's loader does
+// (load.Checker: the Writer's rules and messages), so that plan and verify
+// report an item run would refuse as a problem, not as a create or a
+// missing item. Its duplicate check is off (every entity counts as
+// unique): the comparison finds duplicates when it joins the keys.
+func writeChecker(m *mapping.Mapping, table string) (*load.Checker, error) {
+	cfg := TableConfig(m, table)
+	for _, e := range m.Entities {
+		cfg.UniqueEntities = append(cfg.UniqueEntities, e.Name)
 	}
-	for _, kc := range []struct {
-		attr string
-		max  int
-	}{{pk, load.MaxPartitionKeyBytes}, {sk, load.MaxSortKeyBytes}} {
-		if kc.attr == "" {
-			continue
-		}
-		if n := keyBytes(it.Attrs[kc.attr]); n > kc.max {
-			k := reportKey(key)
-			out = append(out, report.Problem{Kind: "key-too-long", Entity: it.Entity, Origin: origin, Key: &k,
-				Message: fmt.Sprintf("%s is %d bytes, over DynamoDB's %d", kc.attr, n, kc.max)})
-		}
-	}
-	return out
+	return load.NewChecker(cfg)
 }
 
 func rowErrorMessage(re *transform.RowError) string {

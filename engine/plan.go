@@ -107,8 +107,6 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		entities: map[string]*report.EntityPlan{},
 		owns:     ownedBy(m),
 		max:      cfg.MaxDetails,
-		pkName:   m.PartitionKey,
-		skName:   m.SortKey,
 	}
 	for _, e := range m.Entities {
 		ep := &report.EntityPlan{Entity: e.Name, Source: e.Schema + "." + e.From}
@@ -157,8 +155,6 @@ type planBuilder struct {
 	entities map[string]*report.EntityPlan
 	owns     func(entity string, key []byte) bool
 	max      int
-	pkName   string
-	skName   string
 }
 
 func (b *planBuilder) entity(name string) *report.EntityPlan {
@@ -188,16 +184,6 @@ func (b *planBuilder) expected(it transform.Item, key []byte) {
 	ep.MaxItemBytes = max(ep.MaxItemBytes, int64(size))
 	ep.WriteUnits += int64(wcu)
 	b.p.Summary.Expected++
-}
-
-func keyBytes(av types.AttributeValue) int {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return len(v.Value)
-	case *types.AttributeValueMemberB:
-		return len(v.Value)
-	}
-	return 0
 }
 
 // visit sees every key in key order.
