@@ -186,9 +186,10 @@ type AttributeChange struct {
 type Problem struct {
 	// Kind is "row-error" (a source row cannot become an item),
 	// "duplicate-key" (two items with one primary key), "item-too-large"
-	// (over 400 KB), "key-too-long" (a key over DynamoDB's limit) or
-	// "table-mismatch" (the existing table cannot serve the mapping: an
-	// index or key it lacks or has otherwise).
+	// (over 400 KB), "key-too-long" (a key over DynamoDB's limit), another
+	// refusal of the loader ("empty-key", "invalid-key", "invalid-item", as
+	// in reject files) or "table-mismatch" (the existing table cannot serve
+	// the mapping: an index or key it lacks or has otherwise).
 	Kind    string `json:"kind"`
 	Entity  string `json:"entity,omitempty"`
 	Origin  string `json:"origin,omitempty"`
