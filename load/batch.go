@@ -69,7 +69,7 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 		// It runs under r.calls, not ctx: a run that stops lets it finish
 		// (StopGrace) so that what DynamoDB took is acknowledged.
 		callCtx, cancel := context.WithTimeout(r.calls, deadline.Sub(sentAt))
-		out, err := w.client.BatchWriteItem(callCtx, w.input(ps), withBody(w.body(ps)), oneAttempt)
+		out, err := w.call(callCtx, ps)
 		cancel()
 		r.tally.update(func(s *Stats) { s.Calls++ })
 		if err == nil && out == nil {
@@ -223,6 +223,15 @@ func (r *run) ack(done []*pending) {
 		}
 	}
 	r.tally.items(done, func(p *pending) EntityStats { return EntityStats{Written: 1, WCU: int64(p.wcu)} })
+}
+
+// call makes one BatchWriteItem call writing ps.
+func (w *Writer) call(ctx context.Context, ps []*pending) (*dynamodb.BatchWriteItemOutput, error) {
+	body := w.body(ps)
+	if w.direct != nil {
+		return w.direct.write(ctx, body, func() *dynamodb.BatchWriteItemInput { return w.input(ps) }, withBody(body), oneAttempt)
+	}
+	return w.client.BatchWriteItem(ctx, w.input(ps), withBody(body), oneAttempt)
 }
 
 // body is the request body of a call writing ps: the requests encoded

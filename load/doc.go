@@ -55,12 +55,22 @@
 //
 // The writer encodes each item's request of the BatchWriteItem body when
 // it accepts the item, in the walk over its attributes that also measures
-// its size and finds nil values, and sends batches of these with the SDK's
-// client: the SDK validates the input, resolves the endpoint, signs the
-// body and decodes the answer, but does not serialize the items
-// again on every call. The encoding is the SDK's, escaping included (a
-// test compares them). Clients that are not *dynamodb.Client receive the
-// same requests in the input.
+// its size and finds nil values; a call's body is these requests in the
+// envelope. The encoding is the SDK's, escaping included (a test compares
+// them). Clients that are not *dynamodb.Client receive the same requests
+// in the input.
+//
+// With a *dynamodb.Client, the writer's first call goes through the SDK
+// whole (input validation, endpoint resolution, identity, SigV4 signing,
+// transport, decoding), and the writer records the request the SDK built.
+// Later calls repeat it without the SDK's middleware stack, which costs
+// more CPU per call than anything else the SDK does for it: the same URL,
+// operation headers and signing scope, the client's own credentials
+// provider, SigV4 signer (over the body's SHA-256) and HTTP client. Only a
+// plain success (200, CRC-32 checked, no UnprocessedItems) is decoded by
+// the writer; every other answer, and every transport error, is handed to
+// the SDK as if its HTTP client had received it, so errors and unprocessed
+// items have the SDK's own types (see direct.go).
 //
 // # Retries
 //

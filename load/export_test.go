@@ -14,3 +14,12 @@ var (
 	FakeKey  = fakeKey
 	TestItem = item
 )
+
+// DirectCalls says how many of w's calls were sent without the SDK's
+// middleware, and how many of their answers were replayed through it.
+func DirectCalls(w *Writer) (sent, replayed int64) {
+	if w.direct == nil {
+		return 0, 0
+	}
+	return w.direct.sent.Load(), w.direct.replayed.Load()
+}

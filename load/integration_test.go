@@ -337,3 +337,45 @@ func TestIntegrationLimitsAgreeWithEngine(t *testing.T) {
 		t.Errorf("table holds %d items, want the 3 at the limits", len(got))
 	}
 }
+
+// Against DynamoDB Local, every call but the first is sent directly (see
+// direct.go) and its answers need no replay through the SDK; the table
+// then holds exactly the items written.
+func TestIntegrationDirectCalls(t *testing.T) {
+	t.Parallel()
+	endpoint, direct, cfg := integrationTable(t, "direct")
+	client, err := load.NewClient(context.Background(), load.ClientConfig{Endpoint: endpoint, Region: "us-east-1", Credentials: load.TestCreds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Concurrency = 1 // calls started before the first answer also go through the SDK
+	w, err := load.NewWriter(client, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 500
+	items := richItems(n)
+	stats, err := w.Write(context.Background(), load.Feed(items...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, replayed := load.DirectCalls(w)
+	if stats.Calls < 2 || sent != stats.Calls-1 || replayed != 0 {
+		t.Errorf("%d calls, %d sent directly, %d answers replayed; want all but the first direct, none replayed", stats.Calls, sent, replayed)
+	}
+	got := scanAll(t, direct, cfg.Table)
+	want := map[string]map[string]types.AttributeValue{}
+	for _, it := range items {
+		want[load.FakeKey(it.Attrs)] = it.Attrs
+	}
+	for _, g := range got {
+		k := load.FakeKey(g)
+		if w, ok := want[k]; !ok || !equalItems(w, g) {
+			t.Errorf("item %s: table holds %v, written %v", k, g, w)
+		}
+		delete(want, k)
+	}
+	if len(want) > 0 || len(got) != n {
+		t.Errorf("table holds %d items, %d of %d missing", len(got), len(want), n)
+	}
+}

@@ -29,6 +29,7 @@ const maxReportedItemErrors = 1000
 // concurrently on the same Writer.
 type Writer struct {
 	client   BatchWriter
+	direct   *direct // the client's calls without its per-call middleware, when it is the SDK's
 	cfg      Config
 	clk      clock
 	backoff  backoff
@@ -65,6 +66,9 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 		limiter: newLimiter(clk, cfg.Logger, cfg.MaxWCU, cfg.MinWCU),
 		checks:  checks,
 		seed:    checks.dedupe.seed,
+	}
+	if c, ok := client.(*dynamodb.Client); ok {
+		w.direct = newDirect(c)
 	}
 	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
 	return w

@@ -322,8 +322,8 @@ func waitForRows(t *testing.T, statePath string, n int64, cmd *exec.Cmd) {
 		if st := loadState(t, statePath); st != nil && st.Rows() >= n {
 			return
 		}
-		if cmd.ProcessState != nil {
-			return
+		if exited(cmd) {
+			return // the caller's wait tells how it ended
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
