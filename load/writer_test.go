@@ -786,7 +786,7 @@ func TestNewWriterValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.cfg.Concurrency != DefaultConcurrency || DefaultConcurrency < 8 || DefaultConcurrency > 64 || w.cfg.MaxBatchElapsed != 2*time.Minute || w.cfg.OnDuplicate != OnDuplicateFail {
+	if w.cfg.Concurrency != DefaultConcurrency || DefaultConcurrency < 8 || DefaultConcurrency > 128 || w.cfg.MaxBatchElapsed != 2*time.Minute || w.cfg.OnDuplicate != OnDuplicateFail {
 		t.Errorf("defaults not applied: %+v", w.cfg)
 	}
 }

@@ -551,7 +551,7 @@ func BenchmarkConcurrency(b *testing.B) {
 	}))
 	b.Cleanup(slow.Close)
 	e.sink = slow
-	for _, n := range []int{4, 8, 16, 32, 64} {
+	for _, n := range []int{4, 8, 16, 32, 64, 128} {
 		b.Run(fmt.Sprintf("c=%d", n), func(b *testing.B) {
 			var ms []measure
 			for b.Loop() {

@@ -164,7 +164,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing, and wait until it is ACTIVE")
-	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls (default: 16 per processor, 8 to 64)")
+	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls (default: 32 per processor, 8 to 128)")
 	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second, table plus indexes (0 = no cap; the writer still slows down when throttled)")
 	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer, in write units per second (0 = %d)", load.DefaultMinWCU))
 	f.IntVar(&o.window, "window", 0, fmt.Sprintf("items buffered to spread consecutive writes over partitions (0 = %d); a smaller window checkpoints sooner", load.DefaultWindow))
