@@ -47,6 +47,11 @@ type Config struct {
 	// Concurrency is the number of BatchWriteItem calls in flight. Default
 	// DefaultConcurrency.
 	Concurrency int
+	// SDKMiddleware sends every call of a *dynamodb.Client through the
+	// SDK's whole middleware stack, as the first call always is, instead of
+	// repeating that call's request without it (see "Request bodies" in the
+	// package documentation). Slower; for diagnosing the direct calls.
+	SDKMiddleware bool
 	// MaxBatchElapsed is how long a batch may take from when it is first
 	// sent: retries, backoff, waiting for the rate limiter and the calls
 	// themselves all count. Past it Write fails with an error wrapping

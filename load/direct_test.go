@@ -265,3 +265,31 @@ func TestDirectOffWithoutSigV4(t *testing.T) {
 }
 
 func crc32Of(s string) uint32 { return crc32.ChecksumIEEE([]byte(s)) }
+
+// Config.SDKMiddleware keeps every call in the SDK's whole stack.
+func TestSDKMiddlewareOption(t *testing.T) {
+	t.Parallel()
+	srv, got := recordingEndpoint(t)
+	client, err := NewClient(context.Background(), testClientConfig(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(client, Config{Table: "t", PartitionKey: "PK", SortKey: "SK", Concurrency: 1, SDKMiddleware: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := w.Write(context.Background(), feed(numbered(100, 7)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := got()
+	if w.direct != nil || stats.Total.Written != 100 || int64(len(reqs)) != stats.Calls || stats.Calls < 4 {
+		t.Fatalf("direct path %v; %d requests, stats %+v", w.direct != nil, len(reqs), stats)
+	}
+	for i, r := range reqs {
+		// Only the SDK's stack sends its invocation id.
+		if r.header.Get("Amz-Sdk-Invocation-Id") == "" {
+			t.Errorf("request %d did not go through the SDK's middleware", i)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 		checks:  checks,
 		seed:    checks.dedupe.seed,
 	}
-	if c, ok := client.(*dynamodb.Client); ok {
+	if c, ok := client.(*dynamodb.Client); ok && !cfg.SDKMiddleware {
 		w.direct = newDirect(c)
 	}
 	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)

@@ -24,6 +24,7 @@ type runOpts struct {
 	region      string
 	createTable bool
 	concurrency int
+	sdkCalls    bool
 
 	maxWCU          float64
 	minWCU          float64
@@ -165,6 +166,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing, and wait until it is ACTIVE")
 	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls (default: 32 per processor, 8 to 128)")
+	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, "send every BatchWriteItem call through the AWS SDK's whole middleware stack, not only the first (slower; to rule out the direct calls when diagnosing)")
 	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second, table plus indexes (0 = no cap; the writer still slows down when throttled)")
 	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer, in write units per second (0 = %d)", load.DefaultMinWCU))
 	f.IntVar(&o.window, "window", 0, fmt.Sprintf("items buffered to spread consecutive writes over partitions (0 = %d); a smaller window checkpoints sooner", load.DefaultWindow))
@@ -214,6 +216,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		CreateTable: o.createTable,
 		Writer: load.Config{
 			Concurrency:     o.concurrency,
+			SDKMiddleware:   o.sdkCalls,
 			MaxWCU:          o.maxWCU,
 			MinWCU:          o.minWCU,
 			Window:          o.window,

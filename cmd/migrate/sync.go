@@ -31,6 +31,7 @@ type syncOpts struct {
 	region      string
 	createTable bool
 	concurrency int
+	sdkCalls    bool
 	maxWCU      float64
 	minWCU      float64
 
@@ -128,6 +129,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing")
 	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls")
+	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, "send every BatchWriteItem call through the AWS SDK's whole middleware stack (slower; for diagnosing)")
 	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second (0 = no cap)")
 	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer (0 = %d)", load.DefaultMinWCU))
 	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before sync stops (0 = %v)", load.DefaultMaxBatchElapsed))
@@ -179,7 +181,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	cfg := engine.SyncConfig{
 		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
 		Writer: load.Config{
-			Concurrency: o.concurrency, MaxWCU: o.maxWCU, MinWCU: o.minWCU, MaxBatchElapsed: o.maxBatchElapsed,
+			Concurrency: o.concurrency, SDKMiddleware: o.sdkCalls, MaxWCU: o.maxWCU, MinWCU: o.minWCU, MaxBatchElapsed: o.maxBatchElapsed,
 		},
 		Slot: slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
 		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
