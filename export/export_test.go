@@ -54,14 +54,7 @@ entities:
 func shop(t *testing.T, extraSQL string) (string, *mapping.Mapping) {
 	t.Helper()
 	pg := migratetest.PostgresURL(t)
-	conn, err := pgx.Connect(t.Context(), pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(t.Context(), shopSchema+extraSQL); err != nil {
-		t.Fatal(err)
-	}
+	migratetest.Exec(t, pg, shopSchema+extraSQL)
 	m, err := mapping.Parse("shop.yaml", []byte(shopMapping))
 	if err != nil {
 		t.Fatal(err)

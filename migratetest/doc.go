@@ -21,6 +21,7 @@
 // The lower-level helpers give one service at a time:
 //
 //	pgURL := migratetest.PostgresURL(t)           // a fresh, empty database
+//	migratetest.Exec(t, pgURL, schemaSQL)         // statements run on it
 //	endpoint := migratetest.DynamoDBEndpoint(t)   // the shared DynamoDB Local
 //	table := migratetest.TableName(t, "orders")   // a table name no other test uses
 //	client := migratetest.DynamoDBClient(t, endpoint)

@@ -124,6 +124,17 @@ func PostgresURL(t testing.TB) string {
 	return db
 }
 
+// Exec runs sql (one or more statements) on database db, a URL from
+// PostgresURL, and fails the test if it fails.
+func Exec(t testing.TB, db, sql string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := execAdmin(ctx, db, sql); err != nil {
+		t.Fatalf("migratetest: exec %.200s: %v", sql, err)
+	}
+}
+
 // newDatabase creates database name on the server of s and returns its URL
 // and the function that drops it.
 func newDatabase(ctx context.Context, s *service, name string) (string, func() error, error) {

@@ -216,7 +216,8 @@ func TestExportKillResume(t *testing.T) {
 		case 2, 3: // once this attempt uploaded objects of its own (3, then 1), recorded in the checkpoint or not
 			// Not "once the checkpoint moved": it moves in leaps, and
 			// may next move at the end of the export.
-			waitForPuts(t, srv, puts+4-killed, c)
+			n := puts + 4 - killed
+			waitUntil(t, c, fmt.Sprintf("%d PUT requests", n), func() bool { return srv.Requests("PUT") >= n })
 		}
 		if killed < kills {
 			c.Process.Signal(syscall.SIGKILL)
@@ -264,19 +265,6 @@ func TestExportKillResume(t *testing.T) {
 		if !slices.Equal(object(t, srv, name), object(t, srv, "clean/"+rel)) {
 			t.Errorf("%s differs from the clean export's", rel)
 		}
-	}
-}
-
-// waitForPuts waits until the S3 server has served n PUT requests, or
-// cmd has ended.
-func waitForPuts(t *testing.T, srv *s3test.Server, n int, cmd *exec.Cmd) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for srv.Requests("PUT") < n && !exited(cmd) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d PUT requests after 60 s", srv.Requests("PUT"), n)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

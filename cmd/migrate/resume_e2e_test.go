@@ -317,17 +317,23 @@ func testKillResume(t *testing.T, f *fixture) {
 // the process ends.
 func waitForRows(t *testing.T, statePath string, n int64, cmd *exec.Cmd) {
 	t.Helper()
+	waitUntil(t, cmd, fmt.Sprintf("the state file to reach %d rows", n), func() bool {
+		st := loadState(t, statePath)
+		return st != nil && st.Rows() >= n
+	})
+}
+
+// waitUntil waits until done says so or cmd's process ends (the caller's
+// wait then tells how it ended), and fails the test after 60 s.
+func waitUntil(t *testing.T, cmd *exec.Cmd, what string, done func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if st := loadState(t, statePath); st != nil && st.Rows() >= n {
-			return
+	for !done() && !exited(cmd) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 60 s for %s", what)
 		}
-		if exited(cmd) {
-			return // the caller's wait tells how it ended
-		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("the state file never reached %d rows", n)
 }
 
 // testInterruptResume sends one SIGINT mid-run: the binary finishes what

@@ -16,6 +16,9 @@ import (
 
 func init() { register(newRunCmd) }
 
+// sdkMiddlewareUsage is the help of run's and sync's --sdk-middleware.
+const sdkMiddlewareUsage = "send every BatchWriteItem call through the AWS SDK's whole middleware stack, not only the first (slower; to rule out the direct calls when diagnosing)"
+
 type runOpts struct {
 	mapping     string
 	pg          string
@@ -166,7 +169,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing, and wait until it is ACTIVE")
 	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls (default: 32 per processor, 8 to 128)")
-	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, "send every BatchWriteItem call through the AWS SDK's whole middleware stack, not only the first (slower; to rule out the direct calls when diagnosing)")
+	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, sdkMiddlewareUsage)
 	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second, table plus indexes (0 = no cap; the writer still slows down when throttled)")
 	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer, in write units per second (0 = %d)", load.DefaultMinWCU))
 	f.IntVar(&o.window, "window", 0, fmt.Sprintf("items buffered to spread consecutive writes over partitions (0 = %d); a smaller window checkpoints sooner", load.DefaultWindow))

@@ -129,7 +129,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing")
 	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls")
-	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, "send every BatchWriteItem call through the AWS SDK's whole middleware stack (slower; for diagnosing)")
+	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, sdkMiddlewareUsage)
 	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second (0 = no cap)")
 	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer (0 = %d)", load.DefaultMinWCU))
 	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before sync stops (0 = %v)", load.DefaultMaxBatchElapsed))

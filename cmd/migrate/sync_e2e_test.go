@@ -90,14 +90,7 @@ func newSyncSource(t *testing.T, bin, endpoint string, scale int) *syncSource {
 
 func (s *syncSource) exec(t *testing.T, sql string) {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), s.pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(t.Context(), sql); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	migratetest.Exec(t, s.pg, sql)
 }
 
 // cmd is the binary's sync command into the table through endpoint, with
