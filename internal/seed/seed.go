@@ -191,7 +191,14 @@ func values[T any](rows iter.Seq[T], f func(T) []any) iter.Seq[[]any] {
 // cfg.Replace is set, in which case they are truncated first, in the same
 // transaction. The tables are locked against writers for the duration, and
 // analyzed at the end.
-func Load(ctx context.Context, db Beginner, cfg Config) (Counts, error) {
+func Load(ctx context.Context, db Beginner, cfg Config) (_ Counts, err error) {
+	// pgx may report a cancelled COPY as the connection it closed ("use of
+	// closed network connection"): say that the context ended, too.
+	defer func() {
+		if ctxErr := ctx.Err(); err != nil && ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%w)", err, ctxErr)
+		}
+	}()
 	g, err := NewGenerator(cfg)
 	if err != nil {
 		return Counts{}, err
