@@ -65,7 +65,7 @@ func migrateBookstore(t *testing.T, scale int) *bookstore {
 	return b
 }
 
-func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func runCLI(t testing.TB, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
 	code = execute(t.Context(), args, &o, &e)

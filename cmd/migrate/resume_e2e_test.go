@@ -226,7 +226,7 @@ func loadState(t *testing.T, path string) *checkpoint.State {
 }
 
 // noSecrets fails the test if text holds the database URL or its password.
-func (f *fixture) noSecrets(t *testing.T, what, text string) {
+func (f *fixture) noSecrets(t testing.TB, what, text string) {
 	t.Helper()
 	u, err := url.Parse(f.pg)
 	if err != nil {

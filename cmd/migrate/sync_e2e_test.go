@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,9 +38,11 @@ const workloadFor = time.Minute
 func TestSyncE2E(t *testing.T) {
 	bin := buildBinary(t)
 	endpoint := migratetest.DynamoDBEndpoint(t)
+	failures := &failureLog{}
+	t.Cleanup(func() { failures.repeat(t) })
 	t.Run("workload", func(t *testing.T) {
 		t.Parallel()
-		testSyncWorkload(t, bin, endpoint, nil)
+		testSyncWorkload(failures.record(t), bin, endpoint, nil)
 	})
 	t.Run("faults", func(t *testing.T) {
 		t.Parallel()
@@ -48,12 +51,71 @@ func TestSyncE2E(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(proxy.Close)
-		testSyncWorkload(t, bin, endpoint, proxy)
+		testSyncWorkload(failures.record(t), bin, endpoint, proxy)
 	})
 	t.Run("kill -9", func(t *testing.T) {
 		t.Parallel()
-		testSyncKills(t, bin, endpoint)
+		testSyncKills(failures.record(t), bin, endpoint)
 	})
+}
+
+// failureLog keeps the failure messages of TestSyncE2E's subtests, and the
+// parent repeats them once all are done, next to its verdict: three
+// subtests interleave a minute of lines each, and a message printed in
+// the middle is easily lost (a CI log shows its end).
+type failureLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// record returns t, whose failures are also kept in l.
+func (l *failureLog) record(t *testing.T) testing.TB { return recording{TB: t, log: l} }
+
+func (l *failureLog) repeat(t *testing.T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, msg := range l.lines {
+		// The head of a long message (a verify report) says enough.
+		if lines := strings.Split(msg, "\n"); len(lines) > 12 {
+			msg = strings.Join(lines[:12], "\n") + "\n[...]"
+		}
+		t.Log("subtest failure, repeated: " + msg)
+	}
+}
+
+type recording struct {
+	testing.TB
+	log *failureLog
+}
+
+func (r recording) keep(msg string) {
+	r.log.mu.Lock()
+	defer r.log.mu.Unlock()
+	r.log.lines = append(r.log.lines, r.Name()+": "+msg)
+}
+
+func (r recording) Error(args ...any) {
+	r.TB.Helper()
+	r.keep(fmt.Sprint(args...))
+	r.TB.Error(args...)
+}
+
+func (r recording) Errorf(format string, args ...any) {
+	r.TB.Helper()
+	r.keep(fmt.Sprintf(format, args...))
+	r.TB.Errorf(format, args...)
+}
+
+func (r recording) Fatal(args ...any) {
+	r.TB.Helper()
+	r.keep(fmt.Sprint(args...))
+	r.TB.Fatal(args...)
+}
+
+func (r recording) Fatalf(format string, args ...any) {
+	r.TB.Helper()
+	r.keep(fmt.Sprintf(format, args...))
+	r.TB.Fatalf(format, args...)
 }
 
 // syncSource is a seeded bookstore with the replica identities sync
@@ -63,7 +125,7 @@ type syncSource struct {
 	bin                      string
 }
 
-func newSyncSource(t *testing.T, bin, endpoint string, scale int) *syncSource {
+func newSyncSource(t testing.TB, bin, endpoint string, scale int) *syncSource {
 	t.Helper()
 	ctx := t.Context()
 	s := &syncSource{pg: migratetest.PostgresURL(t), endpoint: endpoint, table: migratetest.TableName(t, "sync"), dir: t.TempDir(), bin: bin}
@@ -88,7 +150,7 @@ func newSyncSource(t *testing.T, bin, endpoint string, scale int) *syncSource {
 	return s
 }
 
-func (s *syncSource) exec(t *testing.T, sql string) {
+func (s *syncSource) exec(t testing.TB, sql string) {
 	t.Helper()
 	migratetest.Exec(t, s.pg, sql)
 }
@@ -105,7 +167,7 @@ func (s *syncSource) cmd(endpoint string, extra ...string) *exec.Cmd {
 
 // runWorkload runs the workload for d in the background; wait returns
 // its stats.
-func runWorkload(t *testing.T, pg string, d time.Duration, seedValue uint64) (wait func() workload.Stats) {
+func runWorkload(t testing.TB, pg string, d time.Duration, seedValue uint64) (wait func() workload.Stats) {
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	done := make(chan workload.Stats, 1)
 	go func() {
@@ -131,7 +193,7 @@ func runWorkload(t *testing.T, pg string, d time.Duration, seedValue uint64) (wa
 
 // catchUpAndVerify runs sync --until-caught-up, then verify, which must
 // say IDENTICAL.
-func (s *syncSource) catchUpAndVerify(t *testing.T, endpoint string) {
+func (s *syncSource) catchUpAndVerify(t testing.TB, endpoint string) {
 	t.Helper()
 	began := time.Now()
 	res := runCmd(t, s.cmd(endpoint, "--until-caught-up", "--quiet"))
@@ -145,7 +207,7 @@ func (s *syncSource) catchUpAndVerify(t *testing.T, endpoint string) {
 	}
 }
 
-func runCmd(t *testing.T, cmd *exec.Cmd) result {
+func runCmd(t testing.TB, cmd *exec.Cmd) result {
 	t.Helper()
 	if err := start(cmd); err != nil {
 		t.Fatal(err)
@@ -155,7 +217,7 @@ func runCmd(t *testing.T, cmd *exec.Cmd) result {
 
 // testSyncWorkload streams a minute of workload into the table, through
 // a fault-injecting proxy when one is given.
-func testSyncWorkload(t *testing.T, bin, endpoint string, proxy *faultproxy.Proxy) {
+func testSyncWorkload(t testing.TB, bin, endpoint string, proxy *faultproxy.Proxy) {
 	s := newSyncSource(t, bin, endpoint, 150)
 	via := endpoint
 	extra := []string{"--create-table", "--status-every", "2s"}
@@ -237,7 +299,7 @@ func testSyncWorkload(t *testing.T, bin, endpoint string, proxy *faultproxy.Prox
 // testSyncKills kills sync with SIGKILL at random moments while the
 // workload runs (once during the initial load, the rest while streaming)
 // and restarts it each time.
-func testSyncKills(t *testing.T, bin, endpoint string) {
+func testSyncKills(t testing.TB, bin, endpoint string) {
 	s := newSyncSource(t, bin, endpoint, 300)
 	s.exec(t, "ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL")
 	statePath := filepath.Join(s.dir, "state.json")
@@ -293,7 +355,7 @@ func testSyncKills(t *testing.T, bin, endpoint string) {
 
 // waitLoaded waits until the state file records a complete initial load;
 // if the process ends first, the test fails with its output.
-func waitLoaded(t *testing.T, statePath string, cmd *exec.Cmd) {
+func waitLoaded(t testing.TB, statePath string, cmd *exec.Cmd) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
