@@ -75,6 +75,14 @@ type CompareConfig struct {
 	// complete. Default 20; negative lists none.
 	MaxDetails int
 
+	// Shards are the "count: auto" shard counts, by entity and index, the
+	// table was written with: those of the state file of the run or sync
+	// that wrote it. A sync keeps the counts of its initial load while the
+	// data changes, so counts computed from the source as it is now may
+	// differ and every item in another shard would compare different.
+	// Settings not given are computed from the source, as a run does.
+	Shards map[[2]string]int
+
 	// Logger receives log lines. Default: discard.
 	Logger *slog.Logger
 }
@@ -192,7 +200,7 @@ func openBoth(ctx context.Context, valid error, c *CompareConfig) (*source, *tab
 		src.close(ctx)
 		return nil, nil, err
 	}
-	if err := src.computeShards(ctx, nil); err != nil {
+	if err := src.computeShards(ctx, c.Shards); err != nil {
 		src.close(ctx)
 		return nil, nil, err
 	}

@@ -290,6 +290,9 @@ func (b *planBuilder) finish(src *source) {
 			Projection: ix.Projection, StorageBytes: ix.StorageBytes, AllWriteUnits: ix.AllWriteUnits, AllStorageBytes: ix.AllStorageBytes})
 	}
 	for _, sr := range src.shards {
+		if sr.Preset {
+			continue // given, not computed: nothing to show of its inputs
+		}
 		in := sr.Inputs
 		c.Shards = append(c.Shards, report.Shards{Entity: sr.Entity, Index: sr.Index, AvgItemBytes: in.AvgItemBytes, SampleItems: in.SampleItems, ItemsPerRCU: in.ItemsPerRCU,
 			PartitionMaxReadRate: in.PartitionMaxReadRate, ReadRate: in.ReadRate, Raw: in.Raw, Count: in.Count})

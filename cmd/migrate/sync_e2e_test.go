@@ -57,6 +57,10 @@ func TestSyncE2E(t *testing.T) {
 		t.Parallel()
 		testSyncKills(failures.record(t), bin, endpoint)
 	})
+	t.Run("shard counts", func(t *testing.T) {
+		t.Parallel()
+		testSyncShardCounts(failures.record(t), bin, endpoint)
+	})
 }
 
 // failureLog keeps the failure messages of TestSyncE2E's subtests, and the
@@ -191,8 +195,8 @@ func runWorkload(t testing.TB, pg string, d time.Duration, seedValue uint64) (wa
 	}
 }
 
-// catchUpAndVerify runs sync --until-caught-up, then verify, which must
-// say IDENTICAL.
+// catchUpAndVerify runs sync --until-caught-up, then verify with the
+// sync's state file (its shard counts), which must say IDENTICAL.
 func (s *syncSource) catchUpAndVerify(t testing.TB, endpoint string) {
 	t.Helper()
 	began := time.Now()
@@ -201,7 +205,8 @@ func (s *syncSource) catchUpAndVerify(t testing.TB, endpoint string) {
 		t.Fatalf("sync --until-caught-up exited %d\n%s", res.code, res.output())
 	}
 	t.Logf("sync --until-caught-up took %v:\n%s", time.Since(began).Round(time.Millisecond), res.stdout)
-	out, errOut, code := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", s.endpoint, "--table", s.table)
+	out, errOut, code := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", s.endpoint, "--table", s.table,
+		"--state", filepath.Join(s.dir, "state.json"))
 	if code != 0 || !strings.Contains(out, "IDENTICAL") {
 		t.Fatalf("verify exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -383,4 +388,42 @@ func exited(cmd *exec.Cmd) bool {
 	// pid (comm) state ...: the state follows the last ')'.
 	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
 	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+// testSyncShardCounts grows every order item by about 50 bytes through a
+// copied attribute, which changes the "count: auto" shard count the source
+// gives now: sync keeps writing with its initial load's count, and verify
+// must take that count from the state file to find the table identical.
+func testSyncShardCounts(t testing.TB, bin, endpoint string) {
+	s := newSyncSource(t, bin, endpoint, 150)
+	s.exec(t, "ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL")
+	if res := runCmd(t, s.cmd(endpoint, "--create-table", "--until-caught-up", "--quiet")); res.code != 0 {
+		t.Fatalf("initial sync: exit %d\n%s", res.code, res.output())
+	}
+	st, err := checkpoint.Load(filepath.Join(s.dir, "state.json"))
+	if err != nil || len(st.Shards) != 1 {
+		t.Fatalf("state file: %v, shards %+v", err, st)
+	}
+	s.exec(t, "UPDATE addresses SET city = city || ', ' || repeat('x', 50)")
+	s.catchUpAndVerify(t, endpoint)
+
+	// Without the state file, verify computes another count and says why
+	// the items may differ.
+	out, errOut, code := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", endpoint, "--table", s.table)
+	if code != exitDiffers || !strings.Contains(out, "GSI2PK") || !strings.Contains(errOut, "give that run's state file with --state") {
+		t.Errorf("verify without the state file: exit %d, want %d with GSI2PK differences and a hint\nstdout:\n%s\nstderr:\n%s", code, exitDiffers, out, errOut)
+	}
+	want := fmt.Sprintf("verify: shards for Order GSI2: %d (count: auto, from %s)", st.Shards[0].Count, filepath.Join(s.dir, "state.json"))
+	if _, errOut, _ := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", endpoint, "--table", s.table, "--state", filepath.Join(s.dir, "state.json")); !strings.Contains(errOut, want) {
+		t.Errorf("verify --state: stderr lacks %q:\n%s", want, errOut)
+	}
+	// A state file of another table is refused.
+	other := filepath.Join(s.dir, "other.json")
+	st.Table = "another-table"
+	if err := checkpoint.Save(other, st); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", endpoint, "--table", s.table, "--state", other); code != exitUsage || !strings.Contains(errOut, "is for table another-table") {
+		t.Errorf("verify with another table's state file: exit %d, want %d\n%s", code, exitUsage, errOut)
+	}
 }

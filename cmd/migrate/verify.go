@@ -1,14 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/report"
 )
 
@@ -17,6 +22,7 @@ func init() { register(newVerifyCmd) }
 type verifyOpts struct {
 	compareFlags
 	sample float64
+	state  string
 }
 
 func (o *verifyOpts) validate(cmd *cobra.Command) error {
@@ -60,6 +66,12 @@ read (unexpected items are then not looked for).
 Reads are strongly consistent by default (--consistent=false halves their
 cost), so that a verify right after a run sees every write.
 
+Indexes sharded with "count: auto" put items in the shards the run or sync
+that wrote them computed, which its state file records (.migrate/<table>.state.json
+by default, or --state). verify uses those counts when there is a state file,
+else computes them from the source as it is now: after the data changed (a
+sync keeps its initial load's counts), they may differ.
+
 ` + compareReadCostHelp + `
 
 Exit codes: 0 identical; 3 any difference (printed); 1 verify could not run;
@@ -78,12 +90,18 @@ Exit codes: 0 identical; 3 any difference (printed); 1 verify could not run;
 	f := cmd.Flags()
 	o.register(cmd, true, true)
 	f.Float64Var(&o.sample, "sample", 1, "check this fraction of the keys (0 < P <= 1), chosen by a hash of the key")
+	f.StringVar(&o.state, "state", "", `state file of the run or sync that wrote the table, for its "count: auto" shard counts (default .migrate/<table>.state.json, when it exists)`)
 	return cmd
 }
 
 func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 	cc, err := o.config(ctx, g)
 	if err != nil {
+		return err
+	}
+	table := cmp.Or(cc.Table, cc.Mapping.Table)
+	auto := autoShards(cc.Mapping)
+	if cc.Shards, err = o.writtenShards(g, table, auto); err != nil {
 		return err
 	}
 	v, err := engine.Verify(ctx, engine.VerifyConfig{CompareConfig: cc, Sample: o.sample})
@@ -100,7 +118,52 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 		return fmt.Errorf("verify: write report: %w", err)
 	}
 	if !v.Identical {
+		if len(auto) > 0 && cc.Shards == nil {
+			fmt.Fprintf(g.stderr, "migrate: the \"count: auto\" shard counts were computed from the source as it is now; if the table was written by a sync, or by a run over data that has changed since, items in other shards differ: give that run's state file with --state\n")
+		}
 		return exitError{code: exitDiffers, err: errDifferent}
 	}
 	return nil
+}
+
+// autoShards lists the mapping's "count: auto" shard settings as
+// "entity index".
+func autoShards(m *mapping.Mapping) []string {
+	var out []string
+	for _, e := range m.Entities {
+		for _, ei := range e.Indexes {
+			if ei.Shard != nil && ei.Shard.Count == 0 {
+				out = append(out, e.Name+" "+ei.Index)
+			}
+		}
+	}
+	return out
+}
+
+// writtenShards reads the "count: auto" shard counts the table was written
+// with from --state, or from the default state file when there is one;
+// nil (compute them) without a state file or "count: auto" settings.
+func (o *verifyOpts) writtenShards(g *globals, table string, auto []string) (map[[2]string]int, error) {
+	if len(auto) == 0 && o.state == "" {
+		return nil, nil
+	}
+	path := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, table+".state.json"))
+	st, err := checkpoint.Load(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && o.state == "":
+		return nil, nil
+	case err != nil:
+		return nil, usagef("verify: --state: %v", err)
+	case st.Table != table:
+		return nil, usagef("verify: the state file %s is for table %s, not %s", path, st.Table, table)
+	}
+	counts := map[[2]string]int{}
+	for _, s := range st.Shards {
+		counts[[2]string{s.Entity, s.Index}] = s.Count
+		fmt.Fprintf(g.stderr, "verify: shards for %s %s: %d (count: auto, from %s)\n", s.Entity, s.Index, s.Count, path)
+	}
+	if len(counts) == 0 {
+		return nil, nil
+	}
+	return counts, nil
 }
