@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ func init() { register(newProveCmd) }
 type proveOpts struct {
 	mapping, pg, table string
 	endpoint, region   string
+	state              string
 	format             string
 	patterns           []string
 	shards             []string
@@ -43,8 +45,10 @@ decimals, timestamps as instants, in order where the pattern has one. It
 prints, per pattern, the parameter sets tried, matched and mismatched, and
 the first difference.
 
-The shard count of a "count: auto" index is computed from the source as run
-computes it; give it with --shards GSI2=14 when the data changed since.
+The shard count of a "count: auto" index is the one in the state file of the
+run or sync that wrote the table (.migrate/<table>.state.json by default, or
+--state) when there is one, else computed from the source as run computes
+it; --shards GSI2=14 sets an index's count outright.
 
 Exit codes: 0 every pattern matched; 1 it could not run (or a pattern
 could not be asked); 2 usage or mapping errors; 3 answers differ.`,
@@ -75,6 +79,7 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 	f.StringVar(&o.format, "format", "text", "report format: text, markdown or json")
 	f.StringArrayVar(&o.patterns, "pattern", nil, "prove only this pattern (repeatable)")
 	f.StringArrayVar(&o.shards, "shards", nil, "shard count of a sharded index, INDEX=N (repeatable)")
+	f.StringVar(&o.state, "state", "", `state file of the run or sync that wrote the table, for its "count: auto" shard counts (default .migrate/<table>.state.json, when it exists)`)
 	f.IntVar(&o.samples, "samples", prove.DefaultSamples, "parameter sets per pattern when the source has more")
 	f.IntVar(&o.missing, "missing", prove.DefaultMissing, "parameter sets per pattern that do not exist in the source")
 	f.Uint64Var(&o.seed, "seed", prove.DefaultSeed, "seed of the sample: the same seed, the same parameter sets")
@@ -113,8 +118,12 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if missing == 0 {
 		missing = -1 // none
 	}
+	written, err := writtenShards(g, "prove", o.state, cmp.Or(o.table, m.Table), autoShards(m))
+	if err != nil {
+		return err
+	}
 	cfg := prove.Config{Mapping: m, Table: o.table, Patterns: o.patterns, Samples: o.samples, Seed: o.seed,
-		Missing: missing, Shards: shards, ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
+		Missing: missing, Shards: shards, AutoShards: written, ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
 	g.logger.Debug("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", o.samples)
 	res, err := engine.Prove(ctx, engine.ProveConfig{Config: cfg, Postgres: o.pg, DynamoDB: client})
 	if err != nil {

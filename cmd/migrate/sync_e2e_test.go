@@ -417,6 +417,11 @@ func testSyncShardCounts(t testing.TB, bin, endpoint string) {
 	if _, errOut, _ := runCLI(t, "verify", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", endpoint, "--table", s.table, "--state", filepath.Join(s.dir, "state.json")); !strings.Contains(errOut, want) {
 		t.Errorf("verify --state: stderr lacks %q:\n%s", want, errOut)
 	}
+	// prove asks the shards the items were written to.
+	if out, errOut, code := runCLI(t, "prove", "--mapping", bookstoreMapping, "--pg", s.pg, "--endpoint", endpoint, "--table", s.table,
+		"--state", filepath.Join(s.dir, "state.json")); code != 0 || !strings.Contains(errOut, strings.Replace(want, "verify:", "prove:", 1)) {
+		t.Errorf("prove --state: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	// A state file of another table is refused.
 	other := filepath.Join(s.dir, "other.json")
 	st.Table = "another-table"

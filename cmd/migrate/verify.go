@@ -101,7 +101,7 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 	}
 	table := cmp.Or(cc.Table, cc.Mapping.Table)
 	auto := autoShards(cc.Mapping)
-	if cc.Shards, err = o.writtenShards(g, table, auto); err != nil {
+	if cc.Shards, err = writtenShards(g, "verify", o.state, table, auto); err != nil {
 		return err
 	}
 	v, err := engine.Verify(ctx, engine.VerifyConfig{CompareConfig: cc, Sample: o.sample})
@@ -141,26 +141,27 @@ func autoShards(m *mapping.Mapping) []string {
 }
 
 // writtenShards reads the "count: auto" shard counts the table was written
-// with from --state, or from the default state file when there is one;
-// nil (compute them) without a state file or "count: auto" settings.
-func (o *verifyOpts) writtenShards(g *globals, table string, auto []string) (map[[2]string]int, error) {
-	if len(auto) == 0 && o.state == "" {
+// with from the state file given (--state), or from the default state file
+// when there is one, and prints them; nil (compute them) without a state
+// file or "count: auto" settings.
+func writtenShards(g *globals, verb, state, table string, auto []string) (map[[2]string]int, error) {
+	if len(auto) == 0 && state == "" {
 		return nil, nil
 	}
-	path := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, table+".state.json"))
+	path := cmp.Or(state, filepath.Join(engine.DefaultStateDir, table+".state.json"))
 	st, err := checkpoint.Load(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && o.state == "":
+	case errors.Is(err, fs.ErrNotExist) && state == "":
 		return nil, nil
 	case err != nil:
-		return nil, usagef("verify: --state: %v", err)
+		return nil, usagef("%s: --state: %v", verb, err)
 	case st.Table != table:
-		return nil, usagef("verify: the state file %s is for table %s, not %s", path, st.Table, table)
+		return nil, usagef("%s: the state file %s is for table %s, not %s", verb, path, st.Table, table)
 	}
 	counts := map[[2]string]int{}
 	for _, s := range st.Shards {
 		counts[[2]string{s.Entity, s.Index}] = s.Count
-		fmt.Fprintf(g.stderr, "verify: shards for %s %s: %d (count: auto, from %s)\n", s.Entity, s.Index, s.Count, path)
+		fmt.Fprintf(g.stderr, "%s: shards for %s %s: %d (count: auto, from %s)\n", verb, s.Entity, s.Index, s.Count, path)
 	}
 	if len(counts) == 0 {
 		return nil, nil
