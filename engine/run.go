@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -241,11 +242,27 @@ type RunResult struct {
 	// AllRuns counts the rows done, items written and rejects recorded
 	// over this run and the runs it resumed, as the state file has them.
 	AllRuns AllRuns `json:"allRuns"`
+	// Snapshot is how long the run held the source's snapshot, and which
+	// of the user's settings it overrode; nil for a run that read an
+	// export.
+	Snapshot *SnapshotResult `json:"snapshot,omitempty"`
 	// SourceChanges lists the tables a resumed run found finished whose
 	// rows changed since (count or last key): they are not read again, so
 	// the table may differ from the source until verify and a fresh run
 	// or prune.
 	SourceChanges []SourceChange `json:"sourceChanges,omitempty"`
+}
+
+// SnapshotResult is what a run cost the source: the time its snapshot was
+// held, during which VACUUM keeps every row version it may see.
+type SnapshotResult struct {
+	// HeldSeconds runs from the snapshot's BEGIN to the end of reading (the
+	// snapshot is released then, while the last items are written), or to
+	// the end of a run that stopped before reading every row.
+	HeldSeconds float64 `json:"heldSeconds"`
+	// Overrides are the source's timeouts (server, database, role or URL
+	// settings) the snapshot's transaction turned off for itself.
+	Overrides []extract.Setting `json:"overrides,omitempty"`
 }
 
 // SourceChange is a finished source table that changed since the run that
@@ -353,6 +370,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer src.close(ctx)
+	src.logOverrides(log)
 	target := cfg.Target
 	if target == nil {
 		tt := newTableTarget(cfg, prev)
@@ -482,6 +500,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	stopProgress := r.reportProgress(start)
 
 	ls, failure := r.pipeline(ctx, target, toRead, after, save)
+	res.Snapshot = &SnapshotResult{HeldSeconds: src.heldFor().Seconds(), Overrides: src.overrides}
 	// Duplicates found now were written: the run is complete, and wrong.
 	var duplicates error
 	if failure == nil && ctx.Err() == nil && r.keys != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
@@ -69,6 +71,11 @@ type source struct {
 	shards []ShardCount
 	// keys says which entities' keys are proven unique.
 	keys mapping.KeyProof
+	// began and held time the snapshot: from its BEGIN until close.
+	began time.Time
+	held  time.Duration
+	// overrides are the user's timeouts the snapshot turned off for itself.
+	overrides []extract.Setting
 }
 
 // ShardCount is the shard count of one sharded index of one entity with
@@ -103,7 +110,7 @@ func openSourceAt(ctx context.Context, m *mapping.Mapping, pgURL, snapshotID str
 	if err != nil {
 		return nil, err
 	}
-	src := &source{m: m, snap: snap, conn: conn, url: pgURL, snapshotID: snapshotID}
+	src := &source{m: m, snap: snap, conn: conn, url: pgURL, snapshotID: snapshotID, began: snap.Began(), overrides: snap.Overrides()}
 	cat, err := checkAgainst(ctx, snap, m)
 	if err != nil {
 		src.close(ctx)
@@ -126,6 +133,26 @@ func (s *source) close(ctx context.Context) {
 	}
 	closeSnapshot(ctx, s.conn, s.snap)
 	s.conn, s.snap = nil, nil
+	s.held = time.Since(s.began)
+}
+
+// heldFor is how long the snapshot was held: until close, or until now
+// while it is open.
+func (s *source) heldFor() time.Duration {
+	if s.conn != nil {
+		return time.Since(s.began)
+	}
+	return s.held
+}
+
+// logOverrides says which of the user's settings the snapshot's
+// transaction overrides (extract.Setting), once per command: parallel
+// readers' sessions override the same ones.
+func (s *source) logOverrides(log *slog.Logger) {
+	for _, o := range s.overrides {
+		log.Info("source timeout turned off for the snapshot's own transaction, which waits for the writer as long as writing takes",
+			"setting", o.Name, "was", o.Value, "from", o.Source)
+	}
 }
 
 // indexes are the mapping's secondary indexes in the loader's terms.

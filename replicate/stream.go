@@ -10,30 +10,45 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgdynamo/migrate/internal/pgurl"
 )
 
 // Connect opens a replication connection (replication=database) to the
-// database of url. Text values are sent in the forms the snapshot reads
-// pin (ISO dates, UTC, exact floats), so that both sides agree. Errors
-// never contain the password (pgconn redacts it).
+// database of url, with the URL's settings (a URL without connect_timeout
+// gets pgurl.DefaultConnectTimeout). Text values are sent in the forms
+// the snapshot reads pin (ISO dates, UTC, exact floats), so that both
+// sides agree. Errors never contain the password (pgconn redacts it).
 func Connect(ctx context.Context, url string) (*pgconn.PgConn, error) {
-	cfg, err := pgconn.ParseConfig(url)
+	cfg, err := connConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("replicate: bad postgres URL: %w", err)
+		return nil, err
 	}
-	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
-		cfg.ConnectTimeout = 5 * time.Second
-	}
-	cfg.RuntimeParams["replication"] = "database"
-	cfg.RuntimeParams["DateStyle"] = "ISO, YMD"
-	cfg.RuntimeParams["TimeZone"] = "UTC"
-	cfg.RuntimeParams["IntervalStyle"] = "iso_8601"
-	cfg.RuntimeParams["extra_float_digits"] = "1"
 	conn, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("replicate: replication connection to %s:%d/%s: %w", cfg.Host, cfg.Port, cfg.Database, err)
 	}
 	return conn, nil
+}
+
+// connConfig is the configuration Connect uses. Besides the text forms it
+// overrides one setting of the user's: the slot's exported snapshot is a
+// transaction of this session that stays open, idle, until the initial
+// load has joined it, so idle_in_transaction_session_timeout is off for
+// this session (the startup packet outranks ALTER DATABASE/ROLE).
+func connConfig(url string) (*pgconn.Config, error) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("replicate: bad postgres URL: %w", err)
+	}
+	pgurl.ApplyDefaults(cfg, url)
+	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
+	cfg.RuntimeParams["replication"] = "database"
+	cfg.RuntimeParams["DateStyle"] = "ISO, YMD"
+	cfg.RuntimeParams["TimeZone"] = "UTC"
+	cfg.RuntimeParams["IntervalStyle"] = "iso_8601"
+	cfg.RuntimeParams["extra_float_digits"] = "1"
+	return cfg, nil
 }
 
 // Kind says what a Message is.
