@@ -195,6 +195,7 @@ func openBoth(ctx context.Context, valid error, c *CompareConfig) (*source, *tab
 	if err != nil {
 		return nil, nil, err
 	}
+	src.logOverrides(c.Logger)
 	tgt, err := openTable(ctx, c)
 	if err != nil {
 		src.close(ctx)

@@ -133,6 +133,7 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		return nil, interrupted(ctx, "plan", err)
 	}
 	b.finish(src)
+	b.p.Capacity.Snapshot = snapshotHold(src, b.p.Capacity.EstimatedSeconds)
 	b.p.Reads = readsInfo(c, start)
 	b.p.Keys = keyUniqueness(src.keys)
 	return b.p, nil
@@ -336,4 +337,15 @@ func tableCreate(in *dynamodb.CreateTableInput) *report.TableCreate {
 		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "local", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
 	}
 	return tc
+}
+
+// snapshotHold is the plan's account of the source's snapshot: what a run
+// holds it (the writes' duration, since the writer paces reading), what
+// this plan held it, and the settings it overrides.
+func snapshotHold(src *source, runSeconds float64) *report.SnapshotHold {
+	h := &report.SnapshotHold{RunSeconds: runSeconds, PlanSeconds: src.heldFor().Seconds()}
+	for _, o := range src.overrides {
+		h.Overrides = append(h.Overrides, report.Setting{Name: o.Name, Value: o.Value, Source: o.Source})
+	}
+	return h
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/migratetest"
+	"github.com/pgdynamo/migrate/report"
 )
 
 const idleMapping = `table: Idle
@@ -35,9 +36,11 @@ entities:
 // the snapshot's session waits, idle in its transaction, about 10 s
 // before it asks for the second table. Before the snapshot turned these
 // timeouts off for itself the server ended it there (SQLSTATE 25P03). The
-// run must complete, with the same items as a clean run, say which
-// settings it overrode, and report how long it held the snapshot; with
-// one reader and with two (whose exporting session sits idle throughout).
+// run must complete, with the same items as a clean run, log and list
+// which settings it overrode, and report how long it held the snapshot;
+// with one reader and with two (whose exporting session sits idle
+// throughout). verify and plan then read the same source, and plan
+// reports the snapshot's hold.
 func TestSnapshotSurvivesIdleTimeout(t *testing.T) {
 	pg, endpoint := migratetest.PostgresURL(t), migratetest.DynamoDBEndpoint(t)
 	ddb := migratetest.DynamoDBClient(t, endpoint)
@@ -110,15 +113,28 @@ func TestSnapshotSurvivesIdleTimeout(t *testing.T) {
 					t.Errorf("summary overrides = %v, want both timeouts, 5s and 3s from the database's settings", got)
 				}
 			}
-			for _, want := range []string{"idle_in_transaction_session_timeout", "snapshot held"} {
+			for _, want := range []string{"source timeout turned off for the snapshot's own transaction", "source snapshot held"} {
 				if !strings.Contains(logs, want) {
 					t.Errorf("the run's output does not mention %q:\n%s", want, logs)
 				}
 			}
 		})
 	}
-	// verify holds its snapshot under the same rules.
+	// verify and plan hold their snapshot under the same rules; plan says
+	// how long a run and the plan itself hold it.
 	if out, errOut, code := runCLI(t, "verify", "--mapping", mappingFile, "--pg", pg, "--endpoint", endpoint, "--table", clean); code != 0 {
 		t.Errorf("verify exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	out, errOut, code := runCLI(t, "plan", "--mapping", mappingFile, "--pg", pg, "--endpoint", endpoint, "--table", clean, "--format", "json")
+	if code != 0 {
+		t.Fatalf("plan exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	var plan report.Plan
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatalf("plan JSON: %v\n%s", err, out)
+	}
+	sn := plan.Capacity.Snapshot
+	if sn == nil || sn.PlanSeconds <= 0 || sn.RunSeconds != plan.Capacity.EstimatedSeconds || len(sn.Overrides) != 2 {
+		t.Errorf("plan's capacity.snapshot = %+v, want the plan's and a run's hold and both overrides", sn)
 	}
 }
