@@ -63,8 +63,10 @@ func ReadCatalog(ctx context.Context, q querier, schemas []string) (*Catalog, er
 		if baseCat == "A" {
 			typ.Kind = pgkind.Array
 			typ.Elem = pgkind.Classify(elem, firstByte(elemCat))
+			typ.Float4 = typ.Elem == pgkind.Float && pgkind.IsFloat4(elem)
 		} else {
 			typ.Kind = pgkind.Classify(base, firstByte(baseCat))
+			typ.Float4 = typ.Kind == pgkind.Float && pgkind.IsFloat4(base)
 		}
 		t.Columns = append(t.Columns, mapping.Column{Name: col, Type: typ, NotNull: notNull})
 	}

@@ -41,7 +41,7 @@ func decodeEmbed(text string, cols []mapping.Column) ([]Row, error) {
 		}
 		row := vals[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
 		for k, c := range cols {
-			v, err := decodeJSONValue(fields[k], c.Type.Kind, c.Type.Elem)
+			v, err := decodeJSONValue(fields[k], c.Type.Kind, c.Type.Elem, c.Type.Float4)
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", c.Name, err)
 			}
@@ -118,7 +118,7 @@ func jsonString(raw []byte) (string, error) {
 	return s, err
 }
 
-func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
+func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind, float4 bool) (any, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("empty JSON value")
 	}
@@ -139,7 +139,7 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 			if len(it) > 0 && it[0] == '[' && elem != pgkind.JSON {
 				ek = pgkind.Array // nested dimension
 			}
-			v, err := decodeJSONValue(it, ek, elem)
+			v, err := decodeJSONValue(it, ek, elem, float4)
 			if err != nil {
 				return nil, err
 			}
@@ -168,6 +168,10 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 	}
 	switch k {
 	case pgkind.Float:
+		if float4 {
+			f, err := strconv.ParseFloat(s, 32)
+			return float32(f), err
+		}
 		return strconv.ParseFloat(s, 64)
 	case pgkind.Bytea:
 		return base64.StdEncoding.DecodeString(strings.ReplaceAll(s, "\n", ""))

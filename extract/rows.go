@@ -303,12 +303,18 @@ func selectExpr(a string, c mapping.Column) string {
 		// the binary form through math/big.
 		return id + "::numeric::text"
 	case pgkind.Float:
+		if c.Type.Float4 {
+			return id + "::float4" // the domain's base type; decoded as float32
+		}
 		return id + "::float8"
 	case pgkind.Array:
 		switch c.Type.Elem {
 		case pgkind.Int:
 			return id + "::int8[]"
 		case pgkind.Float:
+			if c.Type.Float4 {
+				return id + "::float4[]"
+			}
 			return id + "::float8[]"
 		case pgkind.Numeric:
 			return id + "::numeric[]"
@@ -439,6 +445,7 @@ const (
 	decodeScan rawDecoder = iota
 	decodeText
 	decodeInt8
+	decodeFloat4
 	decodeFloat8
 	decodeBool
 	decodeDate
@@ -450,6 +457,7 @@ const (
 	oidBool        = 16
 	oidInt8        = 20
 	oidText        = 25
+	oidFloat4      = 700
 	oidFloat8      = 701
 	oidDate        = 1082
 	oidTimestamp   = 1114
@@ -478,6 +486,8 @@ func rawPlan(fields []pgconn.FieldDescription, cols []mapping.Column, n int) []r
 		case fd.Format != pgtype.BinaryFormatCode || i >= len(cols):
 		case fd.DataTypeOID == oidInt8 && k == pgkind.Int:
 			plan[i] = decodeInt8
+		case fd.DataTypeOID == oidFloat4 && k == pgkind.Float:
+			plan[i] = decodeFloat4
 		case fd.DataTypeOID == oidFloat8 && k == pgkind.Float:
 			plan[i] = decodeFloat8
 		case fd.DataTypeOID == oidBool && k == pgkind.Bool:
@@ -511,6 +521,12 @@ func (d rawDecoder) binary(raw []byte) (any, error) {
 			return nil, fmt.Errorf("int8: %d bytes", len(raw))
 		}
 		return int64(binary.BigEndian.Uint64(raw)), nil
+	case decodeFloat4:
+		// float32, not widened: the transform prints it with 32 bits.
+		if len(raw) != 4 {
+			return nil, fmt.Errorf("float4: %d bytes", len(raw))
+		}
+		return math.Float32frombits(binary.BigEndian.Uint32(raw)), nil
 	case decodeFloat8:
 		if len(raw) != 8 {
 			return nil, fmt.Errorf("float8: %d bytes", len(raw))
@@ -557,6 +573,9 @@ func scanTarget(t pgkind.Type) any {
 	case pgkind.Numeric:
 		return new(pgtype.Text) // see selectExpr
 	case pgkind.Float:
+		if t.Float4 {
+			return new(pgtype.Float4)
+		}
 		return new(pgtype.Float8)
 	case pgkind.Bool:
 		return new(pgtype.Bool)
@@ -573,6 +592,9 @@ func scanTarget(t pgkind.Type) any {
 		case pgkind.Int:
 			return new(pgtype.Array[pgtype.Int8])
 		case pgkind.Float:
+			if t.Float4 {
+				return new(pgtype.Array[pgtype.Float4])
+			}
 			return new(pgtype.Array[pgtype.Float8])
 		case pgkind.Numeric:
 			return new(pgtype.Array[pgtype.Numeric])
@@ -603,6 +625,11 @@ func decode(target any, t pgkind.Type) (any, error) {
 		return v.Int64, nil
 	case *pgtype.Numeric:
 		return decodeNumeric(*v), nil
+	case *pgtype.Float4:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.Float32, nil
 	case *pgtype.Float8:
 		if !v.Valid {
 			return nil, nil
@@ -646,6 +673,8 @@ func decode(target any, t pgkind.Type) (any, error) {
 		return v.String, nil
 	case *pgtype.Array[pgtype.Int8]:
 		return decodeArray(v, func(e pgtype.Int8) any { return pick(e.Valid, e.Int64) })
+	case *pgtype.Array[pgtype.Float4]:
+		return decodeArray(v, func(e pgtype.Float4) any { return pick(e.Valid, e.Float32) })
 	case *pgtype.Array[pgtype.Float8]:
 		return decodeArray(v, func(e pgtype.Float8) any { return pick(e.Valid, e.Float64) })
 	case *pgtype.Array[pgtype.Numeric]:

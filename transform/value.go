@@ -120,22 +120,10 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 			return nil, err
 		}
 		return al.N(n), nil
+	case float32:
+		return floatValue(float64(v), 32, as, al)
 	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			if as == mapping.AsString {
-				return &types.AttributeValueMemberS{Value: floatText(v)}, nil
-			}
-			return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", floatText(v))
-		}
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		if as == mapping.AsString {
-			return al.S(s), nil
-		}
-		n, err := Number(strconv.FormatFloat(v, 'f', -1, 64))
-		if err != nil {
-			return nil, err
-		}
-		return al.N(n), nil
+		return floatValue(v, 64, as, al)
 	case bool:
 		if as == mapping.AsString {
 			return al.S(strconv.FormatBool(v)), nil
@@ -180,6 +168,53 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 		return al.S(v), nil
 	}
 	return nil, fmt.Errorf("unsupported value %T", v)
+}
+
+// floatValue converts a real (bits 32) or a double precision (bits 64). The
+// bit size matters: a real 0.1 is the double 0.10000000149011612, but
+// PostgreSQL prints it, and reads it back, as 0.1.
+func floatValue(v float64, bits int, as mapping.Conversion, al *avAlloc) (types.AttributeValue, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		if as == mapping.AsString {
+			return al.S(floatText(v)), nil
+		}
+		return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", floatText(v))
+	}
+	s := FloatString(v, bits)
+	if as == mapping.AsString {
+		return al.S(s), nil
+	}
+	n, err := Number(s)
+	if err != nil {
+		return nil, err
+	}
+	return al.N(n), nil
+}
+
+// FloatString is PostgreSQL's text of a real (bits 32) or double precision
+// (bits 64) with extra_float_digits = 1, its default since version 12: the
+// shortest decimal that reads back as the same value at that width, in
+// exponent form ("1e-05", "1.234567e+06") when the decimal exponent is
+// below -4 or at least 6 (real) or 15 (double precision), digits
+// otherwise; NaN, Infinity and -Infinity as words.
+func FloatString(v float64, bits int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return floatText(v)
+	}
+	if v == 0 {
+		return strconv.FormatFloat(v, 'f', -1, bits) // "0" or "-0"
+	}
+	exp := 15 // DBL_DIG
+	if bits == 32 {
+		exp = 6 // FLT_DIG
+	}
+	// The decimal exponent of the shortest digits, from their 'e' form.
+	e := strconv.FormatFloat(v, 'e', -1, bits)
+	x, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if x < -4 || x >= exp {
+		return e
+	}
+	return strconv.FormatFloat(v, 'f', -1, bits)
 }
 
 // describeTime names a date or timestamp the way PostgreSQL prints it,
@@ -493,6 +528,10 @@ func jsonable(v any) any {
 		return json.RawMessage(v)
 	case time.Time:
 		return v.UTC().Format(TimestampLayout)
+	case float32:
+		return json.Number(FloatString(float64(v), 32)) // NaN is no JSON: an error
+	case float64:
+		return json.Number(FloatString(v, 64))
 	}
 	return v
 }
