@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strconv"
@@ -86,11 +87,17 @@ func attributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.Nu
 			return setValue(arr, t.Elem)
 		}
 		if as == mapping.AsString {
-			b, err := json.Marshal(jsonable(arr))
+			j, err := jsonable(arr, t.Elem)
 			if err != nil {
 				return nil, false, err
 			}
-			return &types.AttributeValueMemberS{Value: string(b)}, true, nil
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // "<" as itself, not \u003c
+			if err := enc.Encode(j); err != nil {
+				return nil, false, err
+			}
+			return &types.AttributeValueMemberS{Value: strings.TrimSuffix(b.String(), "\n")}, true, nil
 		}
 		av, err := listValue(arr, t.Elem)
 		return av, err == nil, err
@@ -114,6 +121,10 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 	case extract.Decimal:
 		if as == mapping.AsString {
 			return al.S(string(v)), nil
+		}
+		switch v {
+		case "NaN", "Infinity", "-Infinity":
+			return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", v)
 		}
 		n, err := Number(string(v))
 		if err != nil {
@@ -365,7 +376,7 @@ func number(s string) (string, error) {
 	// magnitude: the leading digit's power of ten
 	mag := exp + len(digits) - 1
 	if mag > 125 || mag < -130 {
-		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125)", s)
+		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125; declare as: string to keep it exact as text)", s)
 	}
 	var out string
 	switch {
@@ -401,6 +412,12 @@ func listValue(arr []any, elem pgkind.Kind) (types.AttributeValue, error) {
 			av = &types.AttributeValueMemberNULL{Value: true}
 		case []any:
 			av, err = listValue(e, elem)
+		case extract.JSON:
+			if strings.TrimSpace(string(e)) == "null" {
+				err = errJSONNullElement
+				break
+			}
+			av, err = scalarValue(e, elem, mapping.AsDefault)
 		default:
 			av, err = scalarValue(e, elem, mapping.AsDefault)
 		}
@@ -464,77 +481,127 @@ func setValue(arr []any, elem pgkind.Kind) (types.AttributeValue, bool, error) {
 }
 
 // jsonValue decodes JSON text into M/L/S/N/BOOL/NULL, keeping numbers exact.
+// A json (not jsonb) object may name a key twice, and PostgreSQL keeps both;
+// a map holds one, so that is an error rather than a silent drop.
 func jsonValue(text string) (types.AttributeValue, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+	av, err := jsonTokens(dec)
+	if err != nil {
+		return nil, err
 	}
-	return jsonToAV(v)
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: text after the value")
+	}
+	return av, nil
 }
 
-func jsonToAV(v any) (types.AttributeValue, error) {
-	switch v := v.(type) {
+// jsonTokens reads one JSON value from dec.
+func jsonTokens(dec *json.Decoder) (types.AttributeValue, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	switch tok := tok.(type) {
 	case nil:
 		return &types.AttributeValueMemberNULL{Value: true}, nil
 	case bool:
-		return &types.AttributeValueMemberBOOL{Value: v}, nil
+		return &types.AttributeValueMemberBOOL{Value: tok}, nil
 	case string:
-		return &types.AttributeValueMemberS{Value: v}, nil
+		return &types.AttributeValueMemberS{Value: tok}, nil
 	case json.Number:
-		n, err := Number(v.String())
+		n, err := Number(tok.String())
 		if err != nil {
 			return nil, err
 		}
 		return &types.AttributeValueMemberN{Value: n}, nil
-	case []any:
-		out := make([]types.AttributeValue, len(v))
-		for i, e := range v {
-			av, err := jsonToAV(e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
+	case json.Delim:
+		if tok == '[' {
+			out := []types.AttributeValue{}
+			for dec.More() {
+				av, err := jsonTokens(dec)
+				if err != nil {
+					return nil, fmt.Errorf("[%d]: %w", len(out), err)
+				}
+				out = append(out, av)
 			}
-			out[i] = av
+			_, err := dec.Token() // ]
+			return &types.AttributeValueMemberL{Value: out}, err
 		}
-		return &types.AttributeValueMemberL{Value: out}, nil
-	case map[string]any:
-		out := make(map[string]types.AttributeValue, len(v))
-		for k, e := range v {
-			av, err := jsonToAV(e)
+		out := map[string]types.AttributeValue{}
+		for dec.More() {
+			k, err := dec.Token()
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
+				return nil, fmt.Errorf("invalid JSON: %w", err)
 			}
-			out[k] = av
+			key, _ := k.(string)
+			if _, dup := out[key]; dup {
+				return nil, fmt.Errorf("the JSON object has key %q twice, which PostgreSQL's json keeps and a DynamoDB map cannot (declare as: string to keep the JSON text)", key)
+			}
+			av, err := jsonTokens(dec)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			out[key] = av
 		}
-		return &types.AttributeValueMemberM{Value: out}, nil
+		_, err := dec.Token() // }
+		return &types.AttributeValueMemberM{Value: out}, err
 	}
-	return nil, fmt.Errorf("unexpected JSON value %T", v)
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-// jsonable turns decoded array values into something encoding/json prints
-// faithfully (decimals and JSON as raw text).
-func jsonable(v any) any {
+// jsonable turns decoded array values of element kind elem into something
+// encoding/json prints faithfully: decimals and JSON as raw text, dates and
+// timestamps as the attribute text of their kind, floats as PostgreSQL
+// prints them, and NaN and ±Infinity, which JSON has no number for, as
+// strings of PostgreSQL's words (in an array of numbers a string can be
+// nothing else). A JSON null element would read back as a NULL element: an
+// error.
+func jsonable(v any, elem pgkind.Kind) (any, error) {
 	switch v := v.(type) {
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = jsonable(e)
+			j, err := jsonable(e, elem)
+			if err != nil {
+				return nil, fmt.Errorf("element %d: %w", i, err)
+			}
+			out[i] = j
 		}
-		return out
+		return out, nil
 	case extract.Decimal:
-		return json.RawMessage(v)
+		switch v {
+		case "NaN", "Infinity", "-Infinity":
+			return string(v), nil
+		}
+		return json.RawMessage(v), nil
 	case extract.JSON:
-		return json.RawMessage(v)
+		if strings.TrimSpace(string(v)) == "null" {
+			return nil, errJSONNullElement
+		}
+		return json.RawMessage(v), nil
 	case time.Time:
-		return v.UTC().Format(TimestampLayout)
+		return formatTime(v, elem), nil
+	case extract.Infinity:
+		return infinityText(v), nil
 	case float32:
-		return json.Number(FloatString(float64(v), 32)) // NaN is no JSON: an error
+		return jsonFloat(float64(v), 32), nil
 	case float64:
-		return json.Number(FloatString(v, 64))
+		return jsonFloat(v, 64), nil
 	}
-	return v
+	return v, nil
 }
+
+func jsonFloat(v float64, bits int) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return floatText(v)
+	}
+	return json.Number(FloatString(v, bits))
+}
+
+// errJSONNullElement: in a list, or in the JSON text of an array, a json
+// null element and a NULL element are the same null.
+var errJSONNullElement = errors.New("a JSON null element cannot be told from a NULL element, in a list or in as: string's JSON text; no as: keeps both")
 
 // KeyText is the canonical text of a value inside a key template. Values
 // must not be NULL or empty, and must not contain the separator, since that

@@ -117,7 +117,7 @@ func TestAttributeValue(t *testing.T) {
 		{name: "numeric exact", v: extract.Decimal("12345678901234567890.123456789"), t: typ(pgkind.Numeric), want: `{"N":"12345678901234567890.123456789"}`},
 		{name: "numeric too precise", v: extract.Decimal("1234567890123456789012345678901234567890"), t: typ(pgkind.Numeric), err: "significant digits"},
 		{name: "numeric too precise as string", v: extract.Decimal("1234567890123456789012345678901234567891"), t: typ(pgkind.Numeric), as: mapping.AsString, want: `{"S":"1234567890123456789012345678901234567891"}`},
-		{name: "numeric NaN", v: extract.Decimal("NaN"), t: typ(pgkind.Numeric), err: "not a number"},
+		{name: "numeric NaN", v: extract.Decimal("NaN"), t: typ(pgkind.Numeric), err: "no NaN or Infinity (declare as: string"},
 		{name: "float", v: 0.1, t: typ(pgkind.Float), want: `{"N":"0.1"}`},
 		{name: "float NaN", v: math.NaN(), t: typ(pgkind.Float), err: "no NaN or Infinity"},
 		{name: "float inf", v: math.Inf(-1), t: typ(pgkind.Float), err: "no NaN or Infinity"},
