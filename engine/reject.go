@@ -204,6 +204,8 @@ func jsonSafe(v any) any {
 			out[i] = jsonSafe(r.Values)
 		}
 		return out
+	case extract.OffsetArray:
+		return map[string]any{"dims": v.Dims, "values": jsonSafe(v.Values)}
 	}
 	return fmt.Sprint(v)
 }

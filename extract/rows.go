@@ -29,6 +29,15 @@ type JSON string
 // Infinity is a date or timestamp of +infinity (Sign 1) or -infinity (-1).
 type Infinity struct{ Sign int }
 
+// OffsetArray stands for an array whose lower bounds are not all 1
+// ('[0:1]={1,2}', array_dims "[0:1]"): nested lists have no place for the
+// bounds, so the transform refuses it rather than shift its subscripts.
+// Values are its elements as an array from 1 would hold them, for reports.
+type OffsetArray struct {
+	Dims   string
+	Values []any
+}
+
 // Query says what to read from one table, with the parent rows joined to
 // it (for copied attributes) and child rows aggregated into it (for
 // embedded attributes), so that Postgres does the joining inside the
@@ -738,11 +747,25 @@ func decodeArray[T any](a *pgtype.Array[T], conv func(T) any) (any, error) {
 	if !a.Valid {
 		return nil, nil
 	}
+	var offset string // array_dims, when a lower bound is not 1
+	for _, d := range a.Dims {
+		if d.LowerBound != 1 {
+			var dims strings.Builder
+			for _, d := range a.Dims {
+				fmt.Fprintf(&dims, "[%d:%d]", d.LowerBound, d.LowerBound+d.Length-1)
+			}
+			offset = dims.String()
+			break
+		}
+	}
 	flat := make([]any, len(a.Elements))
 	for i, e := range a.Elements {
 		flat[i] = conv(e)
 	}
 	if len(a.Dims) <= 1 {
+		if offset != "" {
+			return OffsetArray{offset, flat}, nil
+		}
 		return flat, nil
 	}
 	var build func(dim int, off int) ([]any, int)
@@ -760,6 +783,9 @@ func decodeArray[T any](a *pgtype.Array[T], conv func(T) any) (any, error) {
 		return out, off
 	}
 	out, _ := build(0, 0)
+	if offset != "" {
+		return OffsetArray{offset, out}, nil
+	}
 	return out, nil
 }
 

@@ -793,3 +793,61 @@ func checkReadmeTypes(t *testing.T, path string, outcomes map[string]map[string]
 		t.Logf("README rows: %v", rows)
 	}
 }
+
+// TestArrayLowerBounds: an array whose subscripts do not start at 1 would
+// lose its bounds in a list; it is refused, by column, not shifted.
+func TestArrayLowerBounds(t *testing.T) {
+	ctx := t.Context()
+	url := migratetest.PostgresURL(t)
+	migratetest.Exec(t, url, `CREATE TABLE b (id integer PRIMARY KEY, a integer[], t text[]);
+INSERT INTO b VALUES (1, '[0:1]={1,2}', '{x}'), (2, '{1,2}', '[2:2][1:1]={{y}}');`)
+	conn, err := extract.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	snap, err := extract.Begin(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close(context.Background())
+	cat, err := snap.Catalog(ctx, []string{"public"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Parse("b.yaml", []byte(`table: Bounds
+keys: { partition: PK, sort: SK }
+entities:
+  B:
+    from: b
+    key: { pk: "B#{id}", sk: B }
+    attributes: { a: a, t: { column: t, as: string } }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := transform.Compile(m, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for row, err := range snap.Rows(ctx, plan.Sources[0].Query) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, errs := plan.Sources[0].Apply(row)
+		if len(items) != 0 {
+			t.Errorf("an item written: %v", render(&types.AttributeValueMemberM{Value: items[0].Attrs}))
+		}
+		for _, e := range errs {
+			got = append(got, e.Column+": "+rowErrorText(e))
+		}
+	}
+	want := []string{
+		"a: column a: attribute a: the array's subscripts are [0:1], not from 1: a list cannot keep them and no as: does (array_lower is not 1)",
+		"t: column t: attribute t: the array's subscripts are [2:2][1:1], not from 1: a list cannot keep them and no as: does (array_lower is not 1)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("row errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -79,6 +79,9 @@ func attributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.Nu
 		return nil, false, nil
 	}
 	if t.Kind == pgkind.Array {
+		if oa, ok := v.(extract.OffsetArray); ok {
+			return nil, false, fmt.Errorf("the array's subscripts are %s, not from 1: a list cannot keep them and no as: does (array_lower is not 1)", oa.Dims)
+		}
 		arr, ok := v.([]any)
 		if !ok {
 			return nil, false, fmt.Errorf("expected an array, got %T", v)
