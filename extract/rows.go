@@ -253,8 +253,12 @@ func jsonExpr(a string, c mapping.Column) string {
 	switch c.Type.Kind {
 	case pgkind.Numeric:
 		return id + "::numeric"
-	case pgkind.Int, pgkind.Bool, pgkind.JSON:
+	case pgkind.Int, pgkind.Bool:
 		return id
+	case pgkind.JSON:
+		// As the text of the json, a JSON string: a json null would be the
+		// same null as a NULL column.
+		return "to_json(" + id + "::text)"
 	case pgkind.Float:
 		// float8 text output is shortest-exact; NaN/Infinity stay strings.
 		return id + "::text"
@@ -263,13 +267,13 @@ func jsonExpr(a string, c mapping.Column) string {
 	case pgkind.Bytea:
 		return "encode(" + id + ", 'base64')"
 	case pgkind.Array:
+		// to_json keeps an array's dimensions, and an empty array is [];
+		// json and bytea elements go as text (a bytea as \x hex).
 		switch c.Type.Elem {
 		case pgkind.Numeric:
 			return "to_json(" + id + "::numeric[])"
-		case pgkind.Int, pgkind.Bool, pgkind.JSON:
+		case pgkind.Int, pgkind.Bool:
 			return "to_json(" + id + ")"
-		case pgkind.Bytea:
-			return "(SELECT json_agg(encode(b, 'base64')) FROM unnest(" + id + ") AS b)"
 		default:
 			return "to_json(" + id + "::text[])"
 		}
