@@ -136,7 +136,9 @@ var matrixCases = []matrixCase{
 // PostgreSQL, transforms them as a run does (plain, and with as: string),
 // and checks each value written against PostgreSQL's own text of it. A
 // value is exact, or refused before writing (a row error saying which
-// as: rescues it); anything else fails. The outcomes are written to
+// as: rescues it); anything else fails. Each value is also read as an
+// embedded child (through JSON) and decoded from its text as sync decodes
+// a replicated row (extract.Values). The outcomes are written to
 // testdata/typematrix.golden (go test ./transform -run TestTypeMatrix
 // -update), and the README's type table is checked against them.
 func TestTypeMatrix(t *testing.T) {
@@ -296,10 +298,12 @@ FROM %s ORDER BY id`, table))
 
 	plainTypes := map[string]bool{}
 	i := 0
+	var read []extract.Row
 	for row, err := range snap.Rows(ctx, src.Query) {
 		if err != nil {
 			t.Fatalf("%s: extract: %v", c.name, err)
 		}
+		read = append(read, row)
 		if i >= len(want) {
 			t.Fatalf("%s: more rows than PostgreSQL has", c.name)
 		}
@@ -361,7 +365,52 @@ FROM %s ORDER BY id`, table))
 	if i != len(want) {
 		t.Errorf("%s: %d rows read, PostgreSQL has %d", c.name, i, len(want))
 	}
+	checkValuesPath(t, ctx, c, snap, ref, src.Query, read)
 	return plainTypes
+}
+
+// checkValuesPath: sync decodes rows from their text, as logical
+// replication sends it, through extract.Values; every value must decode
+// to exactly what the table read gave.
+func checkValuesPath(t *testing.T, ctx context.Context, c matrixCase, snap *extract.Snapshot, ref *pgx.Conn, q extract.Query, read []extract.Row) {
+	t.Helper()
+	var cols []string
+	for _, col := range q.Columns {
+		cols = append(cols, pgx.Identifier{col.Name}.Sanitize())
+	}
+	sql := fmt.Sprintf("SELECT %s FROM m_%s ORDER BY id", strings.Join(cols, ", "), c.name)
+	res := ref.PgConn().ExecParams(ctx, sql, nil, nil, nil, []int16{pgx.TextFormatCode}).Read()
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var tuples [][]*string
+	for _, raw := range res.Rows {
+		tuple := make([]*string, len(raw))
+		for i, v := range raw {
+			if v != nil {
+				s := string(v)
+				tuple[i] = &s
+			}
+		}
+		tuples = append(tuples, tuple)
+	}
+	k := 0
+	for r, err := range extract.Values(ctx, snap, q.Columns, tuples) {
+		if err != nil {
+			t.Errorf("%s: Values: %v", c.name, err)
+			return
+		}
+		for j, col := range q.Columns {
+			// %#v: NaN equals NaN, and a float32 is not a float64.
+			if got, want := fmt.Sprintf("%#v", r.Values[j]), fmt.Sprintf("%#v", read[k].Values[j]); got != want {
+				t.Errorf("%s row %d column %s: from text (sync) %s, table read %s", c.name, k+1, col.Name, got, want)
+			}
+		}
+		k++
+	}
+	if k != len(read) {
+		t.Errorf("%s: Values gave %d rows for %d", c.name, k, len(read))
+	}
 }
 
 // rowErrorText is a row error without the parts that name the test's
