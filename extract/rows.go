@@ -253,7 +253,9 @@ func jsonExpr(a string, c mapping.Column) string {
 	switch c.Type.Kind {
 	case pgkind.Numeric:
 		return id + "::numeric"
-	case pgkind.Int, pgkind.Bool:
+	case pgkind.Int:
+		return id + "::int8" // an oid would be a JSON string
+	case pgkind.Bool:
 		return id
 	case pgkind.JSON:
 		// As the text of the json, a JSON string: a json null would be the
@@ -272,7 +274,9 @@ func jsonExpr(a string, c mapping.Column) string {
 		switch c.Type.Elem {
 		case pgkind.Numeric:
 			return "to_json(" + id + "::numeric[])"
-		case pgkind.Int, pgkind.Bool:
+		case pgkind.Int:
+			return "to_json(" + id + "::int8[])"
+		case pgkind.Bool:
 			return "to_json(" + id + ")"
 		default:
 			return "to_json(" + id + "::text[])"

@@ -129,6 +129,13 @@ var matrixCases = []matrixCase{
 	{"domain_domain", "smallpos", ruleNumber, "domains over them", []string{"7"}},
 	{"domain_real", "real_d", ruleFloat, "`real`", []string{"0.1", "3.4028235e38"}},
 	{"domain_text", "code", ruleText, "`text`", []string{"'x'"}},
+	{"oid", "oid", ruleNumber, "`oid`", []string{"0", "4294967295"}},
+	{"regclass", "regclass", ruleText, "other types", []string{"'pg_class'"}},
+	{"xid", "xid", ruleText, "other types", []string{"'4294967295'"}},
+	{"xid8", "xid8", ruleText, "other types", []string{"'18446744073709551615'"}},
+	{"tid", "tid", ruleText, "other types", []string{"'(0,1)'"}},
+	{"pg_snapshot", "pg_snapshot", ruleText, "other types", []string{"'10:20:10,14,15'"}},
+	{"jsonpath", "jsonpath", ruleText, "other types", []string{`'$.a[*] ? (@ > 1)'`}},
 	{"composite", "pair", ruleText, "composite", []string{`ROW(1, 'a b,"c"')`, "ROW(NULL, NULL)"}},
 }
 
