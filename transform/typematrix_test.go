@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"
 	"github.com/pgdynamo/migrate/transform"
@@ -143,7 +144,8 @@ var matrixCases = []matrixCase{
 // PostgreSQL, transforms them as a run does (plain, and with as: string),
 // and checks each value written against PostgreSQL's own text of it. A
 // value is exact, or refused before writing (a row error saying which
-// as: rescues it); anything else fails. Each value is also read as an
+// as: rescues it); anything else fails. Arrays of the kinds as: set takes
+// are also written as sets. Each value is also read as an
 // embedded child (through JSON) and decoded from its text as sync decodes
 // a replicated row (extract.Values). The outcomes are written to
 // testdata/typematrix.golden (go test ./transform -run TestTypeMatrix
@@ -154,12 +156,12 @@ func TestTypeMatrix(t *testing.T) {
 	var ddl strings.Builder
 	ddl.WriteString(typeSetup)
 	for _, c := range matrixCases {
-		fmt.Fprintf(&ddl, "CREATE TABLE m_%s (id integer PRIMARY KEY, v %s, a %s[], a2 %s[][]);\n", c.name, c.typ, c.typ, c.typ)
+		fmt.Fprintf(&ddl, "CREATE TABLE m_%s (id integer PRIMARY KEY, v %s, a %s[], a2 %s[][], s %s[]);\n", c.name, c.typ, c.typ, c.typ, c.typ)
 		for i, lit := range c.values {
 			v := fmt.Sprintf("(%s)::%s", lit, c.typ)
-			fmt.Fprintf(&ddl, "INSERT INTO m_%s VALUES (%d, %s, ARRAY[%s, NULL], ARRAY[ARRAY[%s], ARRAY[NULL::%s]]);\n", c.name, i+1, v, v, v, c.typ)
+			fmt.Fprintf(&ddl, "INSERT INTO m_%s VALUES (%d, %s, ARRAY[%s, NULL], ARRAY[ARRAY[%s], ARRAY[NULL::%s]], ARRAY[%s, %s]);\n", c.name, i+1, v, v, v, c.typ, v, v)
 		}
-		fmt.Fprintf(&ddl, "INSERT INTO m_%s VALUES (%d, NULL, '{}', '{}');\n", c.name, len(c.values)+1)
+		fmt.Fprintf(&ddl, "INSERT INTO m_%s VALUES (%d, NULL, '{}', '{}', '{}');\n", c.name, len(c.values)+1)
 	}
 	migratetest.Exec(t, url, ddl.String())
 
@@ -209,14 +211,12 @@ func TestTypeMatrix(t *testing.T) {
 }
 
 // pgRow is PostgreSQL's text of one row: v, and the elements of a and a2
-// in storage order with their dimensions.
+// in storage order with their dimensions, and of s.
 type pgRow struct {
 	id       int
 	v        *string
-	a, a2    []*string
+	a, a2, s []*string
 	ad, a2d  string // array_dims, "" for an empty or NULL array
-	aNull    bool
-	a2IsNull bool
 }
 
 func runMatrixCase(t *testing.T, ctx context.Context, c matrixCase, cat *mapping.Catalog, snap *extract.Snapshot, ref *pgx.Conn, golden io.Writer) map[string]bool {
@@ -264,12 +264,20 @@ entities:
           a: { column: a, as: string }
           a2: { column: a2, as: string }
 `, table)
+	// as: set, where validate allows it: s = {value,value}, one member.
+	if col := cat.Lookup("public", table).Column("s"); col != nil && slices.Contains(setKinds, col.Type.Elem) {
+		yaml += fmt.Sprintf(`  Set:
+    from: %s
+    key: { pk: "R#{id}", sk: SET }
+    attributes: { s: { column: s, as: set } }
+`, table)
+	}
 	m, err := mapping.Parse("matrix.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatalf("%s: parse: %v", c.name, err)
 	}
 	if ds := mapping.Check(m, cat); ds != nil {
-		fmt.Fprintf(golden, "validate refuses: %v\n", ds)
+		t.Errorf("%s: validate refuses: %v", c.name, ds)
 		return nil
 	}
 	plan, err := transform.Compile(m, cat)
@@ -284,7 +292,8 @@ entities:
 	// PostgreSQL's text of every value.
 	rows, err := ref.Query(ctx, fmt.Sprintf(`SELECT id, v::text,
   (SELECT json_agg(e) FROM (SELECT unnest(a)::text AS e) AS u), coalesce(array_dims(a), ''),
-  (SELECT json_agg(e) FROM (SELECT unnest(a2)::text AS e) AS u), coalesce(array_dims(a2), '')
+  (SELECT json_agg(e) FROM (SELECT unnest(a2)::text AS e) AS u), coalesce(array_dims(a2), ''),
+  (SELECT json_agg(e) FROM (SELECT unnest(s)::text AS e) AS u)
 FROM %s ORDER BY id`, table))
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
@@ -292,11 +301,11 @@ FROM %s ORDER BY id`, table))
 	var want []pgRow
 	for rows.Next() {
 		var r pgRow
-		var aj, a2j *string
-		if err := rows.Scan(&r.id, &r.v, &aj, &r.ad, &a2j, &r.a2d); err != nil {
+		var aj, a2j, sj *string
+		if err := rows.Scan(&r.id, &r.v, &aj, &r.ad, &a2j, &r.a2d, &sj); err != nil {
 			t.Fatal(err)
 		}
-		r.a, r.a2 = jsonTexts(t, aj), jsonTexts(t, a2j)
+		r.a, r.a2, r.s = jsonTexts(t, aj), jsonTexts(t, a2j), jsonTexts(t, sj)
 		want = append(want, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -326,7 +335,7 @@ FROM %s ORDER BY id`, table))
 			asString := strings.HasSuffix(e.Entity, "Text")
 			// Refused before writing: it must name the column and,
 			// without as: string, the as: that rescues it.
-			if !slices.Contains([]string{"v", "a", "a2"}, e.Column) {
+			if !slices.Contains([]string{"v", "a", "a2", "s"}, e.Column) {
 				t.Errorf("%s %s %s: row error names no column: %v", c.name, label, e.Entity, e)
 			}
 			if !asString && !strings.Contains(e.Error(), "as: string") {
@@ -351,6 +360,13 @@ FROM %s ORDER BY id`, table))
 					continue
 				}
 				attrs = child.Value
+			}
+			if it.Entity == "Set" {
+				if err := sameSet(c.rule, w.s, it.Attrs["s"]); err != nil {
+					t.Errorf("%s %s Set.s = %s: %v", c.name, label, render(it.Attrs["s"]), err)
+				}
+				fmt.Fprintf(golden, "  %-9s s=%s\n", it.Entity, render(it.Attrs["s"]))
+				continue
 			}
 			check := func(attr string, ok func(types.AttributeValue) error) {
 				av := attrs[attr]
@@ -418,6 +434,40 @@ func checkValuesPath(t *testing.T, ctx context.Context, c matrixCase, snap *extr
 	if k != len(read) {
 		t.Errorf("%s: Values gave %d rows for %d", c.name, k, len(read))
 	}
+}
+
+// setKinds are the element kinds validate allows as: set for.
+var setKinds = []pgkind.Kind{pgkind.Text, pgkind.UUID, pgkind.Int, pgkind.Numeric, pgkind.Float, pgkind.Bytea}
+
+// sameSet checks an as: set attribute against PostgreSQL's texts of the
+// array's elements (all the same value here): one member, or the
+// attribute left out for an empty array.
+func sameSet(r rule, elems []*string, av types.AttributeValue) error {
+	if len(elems) == 0 {
+		if av != nil {
+			return errors.New("an empty array must leave the attribute out")
+		}
+		return nil
+	}
+	var member types.AttributeValue
+	switch av := av.(type) {
+	case *types.AttributeValueMemberSS:
+		if len(av.Value) == 1 {
+			member = &types.AttributeValueMemberS{Value: av.Value[0]}
+		}
+	case *types.AttributeValueMemberNS:
+		if len(av.Value) == 1 {
+			member = &types.AttributeValueMemberN{Value: av.Value[0]}
+		}
+	case *types.AttributeValueMemberBS:
+		if len(av.Value) == 1 {
+			member = &types.AttributeValueMemberB{Value: av.Value[0]}
+		}
+	}
+	if member == nil {
+		return fmt.Errorf("want a set of one member (PostgreSQL has %d equal elements)", len(elems))
+	}
+	return sameAsPG(r, elems[0], member, false)
 }
 
 // rowErrorText is a row error without the parts that name the test's
@@ -816,6 +866,20 @@ func render(av types.AttributeValue) string {
 			parts[i] = render(e)
 		}
 		return "[" + strings.Join(parts, ",") + "]"
+	case *types.AttributeValueMemberSS:
+		parts := make([]string, len(av.Value))
+		for i, e := range av.Value {
+			parts[i] = strconv.Quote(e)
+		}
+		return "SS<" + strings.Join(parts, ",") + ">"
+	case *types.AttributeValueMemberNS:
+		return "NS<" + strings.Join(av.Value, ",") + ">"
+	case *types.AttributeValueMemberBS:
+		parts := make([]string, len(av.Value))
+		for i, e := range av.Value {
+			parts[i] = `b"` + base64.StdEncoding.EncodeToString(e) + `"`
+		}
+		return "BS<" + strings.Join(parts, ",") + ">"
 	case *types.AttributeValueMemberM:
 		keys := make([]string, 0, len(av.Value))
 		for k := range av.Value {
