@@ -128,6 +128,7 @@ func BeginAt(ctx context.Context, conn *pgx.Conn, id string) (*Snapshot, error) 
 		"SET LOCAL TimeZone = 'UTC'",
 		"SET LOCAL IntervalStyle = 'iso_8601'",
 		"SET LOCAL extra_float_digits = 1",
+		"SET LOCAL bytea_output = 'hex'", // an embedded bytea[] element's text
 	} {
 		if _, err := tx.Exec(ctx, set); err != nil {
 			_ = tx.Rollback(ctx)
