@@ -105,7 +105,7 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		}),
 		indexes:  src.indexes(),
 		entities: map[string]*report.EntityPlan{},
-		owns:     ownedBy(m),
+		owns:     ownedBy(src),
 		max:      cfg.MaxDetails,
 	}
 	for _, e := range m.Entities {
@@ -153,7 +153,7 @@ type planBuilder struct {
 	est      *capacity.Estimator
 	indexes  []load.Index
 	entities map[string]*report.EntityPlan
-	owns     func(entity string, key []byte) bool
+	owns     func(r diff.Record, key []byte) bool
 	max      int
 }
 

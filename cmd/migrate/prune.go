@@ -104,7 +104,7 @@ func foreignText(w io.Writer, res *engine.PruneResult, maxDetails int) {
 	if res.Foreign == 0 {
 		return
 	}
-	fmt.Fprintf(w, "left alone: %s the mapping could not have written (another entity, or a key its templates do not produce)\n", plural(int(res.Foreign), "foreign item"))
+	fmt.Fprintf(w, "left alone: %s the mapping could not have written (another entity, or a key its templates cannot produce from the columns' types)\n", plural(int(res.Foreign), "foreign item"))
 	for _, it := range res.ForeignListed {
 		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
 	}
