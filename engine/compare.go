@@ -328,11 +328,10 @@ func writeChecker(m *mapping.Mapping, table string) (*load.Checker, error) {
 	return load.NewChecker(cfg)
 }
 
+// rowErrorMessage is what is wrong with the row, each problem with its
+// column once (a row with several problems carries them in Err already).
 func rowErrorMessage(re *transform.RowError) string {
-	if re.Column != "" {
-		return "column " + re.Column + ": " + re.Err.Error()
-	}
-	return re.Err.Error()
+	return re.Reason()
 }
 
 // scanTarget reads the whole table into the sorter.
