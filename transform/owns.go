@@ -116,6 +116,9 @@ func (k *ownerKey) matches(v, sep string) bool {
 	if k.kp.typ == mapping.KeyNumber || k.kp.typ == mapping.KeyBinary {
 		// One placeholder, the whole value: a number may hold the
 		// separator ("-" of a negative), so it is not split.
+		if len(k.checks) != 1 || k.checks[0] == nil {
+			return v != "" // not a template validation lets through
+		}
 		return v != "" && k.checks[0](v)
 	}
 	return k.kp.t.MatchValues(v, sep, func(i int, text string) bool { return k.checks[i](text) })
@@ -365,8 +368,6 @@ func textOfType(name string) func(string) bool {
 		return func(v string) bool { return len(v) == 1 && v[0] < 0x80 || octalEscape.MatchString(v) }
 	case "name":
 		return func(v string) bool { return len(v) <= 63 }
-	case "character":
-		name = "character(1)"
 	}
 	m := typmodText.FindStringSubmatch(name)
 	if m == nil || m[2] != "" || strings.HasPrefix(name, "numeric") {
