@@ -266,7 +266,8 @@ func (b *planBuilder) finish(src *source) {
 	c.EstimatedSeconds = est.Seconds
 	ip := est.Import
 	c.Import = report.ImportPath{UncompressedBytes: ip.UncompressedBytes, PricePerGB: ip.PricePerGB, EstimatedCostUSD: ip.CostUSD,
-		GBPerHour: ip.GBPerHour, OverheadSeconds: ip.Overhead.Seconds(), EstimatedSeconds: ip.Seconds}
+		GBPerHour: ip.GBPerHour, OverheadSeconds: ip.Overhead.Seconds(), EstimatedSeconds: ip.Seconds,
+		Files: ip.Files, FileSize: ip.FileSize, FileLimit: ip.FileLimit}
 	c.Cheaper = est.Cheaper()
 	if _, err := load.TableCreationParameters(TableConfig(src.m, "")); err != nil {
 		c.Import.Unsupported = strings.TrimPrefix(err.Error(), "load: ")

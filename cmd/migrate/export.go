@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/export"
 	"github.com/pgdynamo/migrate/load"
@@ -90,8 +91,9 @@ func (o *exportOpts) validate() error {
 		return usagef("export: --to is required: a directory or s3://bucket/prefix")
 	case o.compression != export.CompressionGzip && o.compression != export.CompressionZstd && o.compression != export.CompressionNone:
 		return usagef("export: --compression must be gzip, zstd or none, not %q", o.compression)
-	case o.fileSizeBytes() < 1<<10:
-		return usagef("export: --file-size must be a size of at least 1KiB, such as 64MiB, not %q", o.fileSize)
+	case o.fileSizeBytes() < export.MinFileSize:
+		return usagef("export: --file-size must be a size of at least %dKiB (smaller files hold a few items each and only bring the export nearer Import from S3's limit of %d files), such as 64MiB, not %q",
+			export.MinFileSize>>10, capacity.MaxImportFiles, o.fileSize)
 	case o.partSizeMB < 5:
 		return usagef("export: --part-size must be at least 5 (MiB, S3's minimum)")
 	case o.uploadParts < 1:
