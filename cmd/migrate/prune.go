@@ -27,7 +27,11 @@ func newPruneCmd(g *globals) *cobra.Command {
 the target table, like plan, and deletes the stale items: items whose entity
 attribute names an entity of this mapping but whose key the mapping no longer
 produces (rows deleted from the source, keys that changed). Items of other
-entities are never touched. Without --yes it only lists what it would delete.
+entities are never touched, nor items whose keys the mapping could not have
+written: every key placeholder must hold a value of its column's type as the
+template renders it (CUSTOMER#abc is not a bigint's key; a shard number is
+below the count). Those are listed as foreign. Without --yes it only lists
+what it would delete.
 
 It refuses to delete anything when a source row cannot be transformed: that
 row's item would look stale while it is only unreadable.
