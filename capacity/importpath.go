@@ -83,8 +83,9 @@ type ImportEstimate struct {
 	GBPerHour         float64
 	Overhead          time.Duration
 	Seconds           float64 // Overhead plus UncompressedBytes at GBPerHour
-	// Files is how many data files of DefaultExportFileSize hold the
-	// lines; over MaxImportFiles, FileLimit says what file size fits.
+	// Files is how many data files of FileSize (Config.ExportFileSize)
+	// hold the lines; over MaxImportFiles, FileLimit says what file size
+	// fits.
 	Files     int64
 	FileSize  int64
 	FileLimit string
@@ -100,9 +101,9 @@ func (e *Estimator) importEstimate() ImportEstimate {
 		GBPerHour:         c.ImportGBPerHour,
 		Overhead:          c.ImportOverhead,
 		Seconds:           c.ImportOverhead.Seconds() + gb/c.ImportGBPerHour*3600,
-		Files:             ImportFiles(e.importBytes, DefaultExportFileSize),
-		FileSize:          DefaultExportFileSize,
-		FileLimit:         FileLimit(e.importBytes, DefaultExportFileSize),
+		Files:             ImportFiles(e.importBytes, c.ExportFileSize),
+		FileSize:          c.ExportFileSize,
+		FileLimit:         FileLimit(e.importBytes, c.ExportFileSize),
 	}
 }
 

@@ -276,14 +276,17 @@ func thousands(n int64) string {
 	return s
 }
 
-// fileSizeBytes reads --file-size: a number with KiB, MiB or GiB, or 0
+// fileSizeBytes reads --file-size.
+func (o *exportOpts) fileSizeBytes() int64 { return parseFileSize(o.fileSize) }
+
+// parseFileSize reads a --file-size: a number with KiB, MiB or GiB, or 0
 // when it is not one.
-func (o *exportOpts) fileSizeBytes() int64 {
+func parseFileSize(size string) int64 {
 	for _, u := range []struct {
 		suffix string
 		shift  uint
 	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}} {
-		if num, ok := strings.CutSuffix(o.fileSize, u.suffix); ok {
+		if num, ok := strings.CutSuffix(size, u.suffix); ok {
 			n, err := strconv.ParseInt(num, 10, 64)
 			if err != nil || n < 0 || n > 1<<40>>u.shift {
 				return 0
