@@ -29,7 +29,8 @@ func LoadMapping(path string) (*mapping.Mapping, error) {
 }
 
 // Validate checks a mapping against the live catalog of the database at
-// pgURL, inside a read-only snapshot, reading nothing but the catalog. The
+// pgURL, inside a read-only snapshot, reading nothing but the catalog; the
+// SQL of its access patterns is prepared there, never executed. The
 // problems come back as mapping.Diagnostics; so do the warnings of a valid
 // mapping (mapping.Warnings: a key template that reads a nullable column),
 // which are advice, never a failure.
@@ -51,6 +52,13 @@ func ValidateKeys(ctx context.Context, m *mapping.Mapping, pgURL string) (proof 
 	cat, err := checkAgainst(ctx, snap, m)
 	if err != nil {
 		return mapping.KeyProof{}, nil, err
+	}
+	ds, err := checkPatternSQL(ctx, conn, m)
+	if err != nil {
+		return mapping.KeyProof{}, nil, err
+	}
+	if len(ds) > 0 {
+		return mapping.KeyProof{}, nil, ds
 	}
 	return mapping.ProveUniqueKeys(m, cat), mapping.Warnings(m, cat), nil
 }

@@ -36,7 +36,7 @@ func Parse(file string, data []byte) (*Mapping, error) {
 	}
 	root := doc.Content[0]
 	m.Pos = pos(root)
-	p := &parser{r: r}
+	p := &parser{r: r, lines: strings.Split(string(data), "\n")}
 	p.parseRoot(root, m)
 	if len(r.diags) > 0 {
 		return nil, r.diags.sorted()
@@ -45,7 +45,8 @@ func Parse(file string, data []byte) (*Mapping, error) {
 }
 
 type parser struct {
-	r *reporter
+	r     *reporter
+	lines []string // the file's lines, to place the text of block scalars
 	// reserved are the attributes the tool writes itself (table and index
 	// keys, the entity attribute), as the file names them.
 	reserved []reservedName

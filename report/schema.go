@@ -280,6 +280,13 @@ type ImportPath struct {
 	// table (it creates no local secondary indexes); Cheaper is then
 	// "write" whatever the figures.
 	Unsupported string `json:"unsupported,omitempty"`
+	// Files is how many data files of FileSize uncompressed bytes (plan
+	// --file-size, by default export's) the export needs, at least; FileLimit, when set,
+	// says that is more than the 50,000 one Import from S3 takes and what
+	// --file-size fits. Added within v1.
+	Files     int64  `json:"files,omitempty"`
+	FileSize  int64  `json:"fileSize,omitempty"`
+	FileLimit string `json:"fileLimit,omitempty"`
 }
 
 // WriteUnits are write capacity units: ceil(item size / 1 KB) per item, in

@@ -289,8 +289,12 @@ func importLine(ip ImportPath) string {
 	if ip.Unsupported != "" {
 		return "not possible: " + ip.Unsupported
 	}
-	return fmt.Sprintf("%s for %s of DYNAMODB_JSON at $%s per GB, no write units; %s at %s GB/h after %s to start (migrate export, then migrate import: new tables only)",
+	line := fmt.Sprintf("%s for %s of DYNAMODB_JSON at $%s per GB, no write units; %s at %s GB/h after %s to start (migrate export, then migrate import: new tables only)",
 		dollars(ip.EstimatedCostUSD), size(ip.UncompressedBytes), number(ip.PricePerGB), duration(ip.EstimatedSeconds-ip.OverheadSeconds), number(ip.GBPerHour), duration(ip.OverheadSeconds))
+	if ip.FileLimit != "" {
+		line += "; too many files: " + ip.FileLimit
+	}
+	return line
 }
 
 // cheaperLine says which path costs less, and which is faster.

@@ -379,7 +379,9 @@ func number(s string) (string, error) {
 	// magnitude: the leading digit's power of ten
 	mag := exp + len(digits) - 1
 	if mag > 125 || mag < -130 {
-		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125; declare as: string to keep it exact as text)", s)
+		// In the short form %g writes: a double near its limits has over
+		// 300 digits in plain notation.
+		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125; declare as: string to keep it exact as text)", scientific(neg, digits, mag))
 	}
 	var out string
 	switch {
@@ -394,6 +396,21 @@ func number(s string) (string, error) {
 		out = "-" + out
 	}
 	return out, nil
+}
+
+// scientific writes significant digits with the power of ten of the
+// first one as %g does: 1e+308, -2.5e-200.
+func scientific(neg bool, digits string, mag int) string {
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteString(digits[:1])
+	if len(digits) > 1 {
+		b.WriteString("." + digits[1:])
+	}
+	fmt.Fprintf(&b, "e%+03d", mag)
+	return b.String()
 }
 
 func allDigits(s string) bool {

@@ -259,3 +259,17 @@ func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// A file size that makes files of a few items each is refused, naming the
+// minimum, before anything is read.
+func TestExportRefusesTinyFiles(t *testing.T) {
+	t.Parallel()
+	_, errOut, code := runCLI(t, "export", bookstoreMapping, "--pg", "postgres://u@127.0.0.1:1/db", "--to", t.TempDir(), "--file-size", "1KiB")
+	if code != exitUsage || !strings.Contains(errOut, "--file-size must be a size of at least 16KiB") || !strings.Contains(errOut, "50000 files") {
+		t.Errorf("export --file-size 1KiB: exit %d\n%s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "plan", bookstoreMapping, "--pg", "postgres://u@127.0.0.1:1/db", "--file-size", "1KiB")
+	if code != exitUsage || !strings.Contains(errOut, "plan: --file-size must be a size of at least 16KiB") {
+		t.Errorf("plan --file-size 1KiB: exit %d\n%s", code, errOut)
+	}
+}

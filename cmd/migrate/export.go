@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/export"
 	"github.com/pgdynamo/migrate/load"
@@ -90,8 +91,9 @@ func (o *exportOpts) validate() error {
 		return usagef("export: --to is required: a directory or s3://bucket/prefix")
 	case o.compression != export.CompressionGzip && o.compression != export.CompressionZstd && o.compression != export.CompressionNone:
 		return usagef("export: --compression must be gzip, zstd or none, not %q", o.compression)
-	case o.fileSizeBytes() < 1<<10:
-		return usagef("export: --file-size must be a size of at least 1KiB, such as 64MiB, not %q", o.fileSize)
+	case o.fileSizeBytes() < export.MinFileSize:
+		return usagef("export: --file-size must be a size of at least %dKiB (smaller files hold a few items each and only bring the export nearer Import from S3's limit of %d files), such as 64MiB, not %q",
+			export.MinFileSize>>10, capacity.MaxImportFiles, o.fileSize)
 	case o.partSizeMB < 5:
 		return usagef("export: --part-size must be at least 5 (MiB, S3's minimum)")
 	case o.uploadParts < 1:
@@ -274,14 +276,17 @@ func thousands(n int64) string {
 	return s
 }
 
-// fileSizeBytes reads --file-size: a number with KiB, MiB or GiB, or 0
+// fileSizeBytes reads --file-size.
+func (o *exportOpts) fileSizeBytes() int64 { return parseFileSize(o.fileSize) }
+
+// parseFileSize reads a --file-size: a number with KiB, MiB or GiB, or 0
 // when it is not one.
-func (o *exportOpts) fileSizeBytes() int64 {
+func parseFileSize(size string) int64 {
 	for _, u := range []struct {
 		suffix string
 		shift  uint
 	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}} {
-		if num, ok := strings.CutSuffix(o.fileSize, u.suffix); ok {
+		if num, ok := strings.CutSuffix(size, u.suffix); ok {
 			n, err := strconv.ParseInt(num, 10, 64)
 			if err != nil || n < 0 || n > 1<<40>>u.shift {
 				return 0

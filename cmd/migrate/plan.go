@@ -105,7 +105,8 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 		return err
 	}
 	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
-		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead})
+		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead,
+		ExportFileSize: parseFileSize(o.imp.fileSize)})
 	if err != nil {
 		return err
 	}
