@@ -62,7 +62,7 @@ func (o *initOpts) validate() error {
 	if o.output == "" {
 		return usagef("init: --output must name a file, or - for stdout")
 	}
-	return nil
+	return checks(checkPostgres("init", o.pg, ""), checkOutput("init", "--output", o.output))
 }
 
 func newInitCmd(g *globals) *cobra.Command {

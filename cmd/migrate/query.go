@@ -56,6 +56,17 @@ the run that computed them (--state, default .migrate/<table>.state.json).
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
+			if o.limit < 0 {
+				return usagef("query: --limit must not be negative (0 = no limit)")
+			}
+			if err := checks(
+				checkTable("query", "--table", o.table),
+				checkTable("query", "--index", o.index),
+				checkEndpoint("query", "--endpoint", o.endpoint),
+				checkRegion("query", o.region),
+			); err != nil {
+				return err
+			}
 			return runQuery(cmd, g, &o)
 		},
 	}
