@@ -176,6 +176,7 @@ func TestUsageErrorsComeFirst(t *testing.T) {
 		{"query limit", query("--limit", "-1"), "query: --limit must not be negative"},
 		{"query endpoint", query("--endpoint", "notaurl"), "query: --endpoint must be an absolute"},
 		{"query output", query("--output", "csv"), "query: --output must be json or dynamodb-json"},
+		{"query attributes", query("--attributes", "PK,,SK"), `query: --attributes has an empty name: "PK,,SK"`},
 
 		{"prove samples", prove("--samples", "0"), "prove: --samples must be at least 1"},
 		{"prove missing", prove("--missing", "-1"), "prove: --missing must not be negative"},
@@ -187,6 +188,8 @@ func TestUsageErrorsComeFirst(t *testing.T) {
 		{"validate pg", []string{"validate", m, "--pg", "postgres://u:" + contactsPassword + "@h:x/db"}, "validate: --pg is not a PostgreSQL URL"},
 		{"docs output", []string{"docs", m, "--output", "{dir}/no/d.md"}, "docs: --output"},
 		{"init table", []string{"init", "--pg", "{pg}", "--table", "bad name!", "-o", "{dir}/m.yaml"}, "init: --table: table name"},
+		{"init schema", []string{"init", "--pg", "{pg}", "--schema", "", "-o", "{dir}/m.yaml"}, "init: --schema must name a schema"},
+		{"init tables", []string{"init", "--pg", "{pg}", "--tables", "orders,", "-o", "{dir}/m.yaml"}, "init: --tables has an empty name"},
 		{"init pg", []string{"init", "--pg", "host=h password=" + contactsPassword + " port=x", "-o", "{dir}/m.yaml"}, "init: the source URL (--pg, $MIGRATE_PG_URL or $DATABASE_URL) is not a PostgreSQL URL"},
 		{"seed scale", []string{"sample", "seed", "--pg", "{pg}", "--scale", "0"}, "scale"},
 		{"seed pg", []string{"sample", "seed", "--pg", "notaurl"}, "sample seed: the source URL"},
