@@ -514,7 +514,8 @@ func execAdmin(ctx context.Context, addr, sql string) error {
 // error.
 func retry(ctx context.Context, f func(context.Context) error) error {
 	for {
-		attempt, cancelAttempt := context.WithTimeout(ctx, 5*time.Second)
+		// A loaded host can take seconds to accept and authenticate.
+		attempt, cancelAttempt := context.WithTimeout(ctx, 15*time.Second)
 		err := f(attempt)
 		cancelAttempt()
 		if err == nil {
