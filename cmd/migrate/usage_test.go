@@ -237,9 +237,13 @@ func TestNoRegionNamesFlag(t *testing.T) {
 		{"run", bookstoreMapping, "--pg", c.pgURL, "--state", filepath.Join(t.TempDir(), "s.json")},
 		{"plan", bookstoreMapping, "--pg", c.pgURL},
 		{"query", "--table", "Bookstore", "--pk", "X"},
+		{"import", bookstoreMapping, "--from", "s3://exports/x"},
 	} {
 		_, stderr, code := runCLI(t, args...)
 		want := "migrate: no AWS region for DynamoDB: pass --region, or set AWS_REGION"
+		if args[0] == "import" {
+			want = "migrate: no AWS region for S3: pass --region, or set AWS_REGION"
+		}
 		if code != exitUsage || !strings.Contains(stderr, want) {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q", args[0], code, stderr, want)
 		}
