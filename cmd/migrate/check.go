@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -56,6 +57,41 @@ func checkEndpoint(cmd, flag, v string) error {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" {
 		return usagef("%s: %s must be an absolute http:// or https:// URL, such as http://localhost:8000, not %s", cmd, flag, shownURL(v))
+	}
+	return nil
+}
+
+// checkDynamoDBEndpoint checks --endpoint or, without it, the endpoint
+// the SDK would take from the environment: a value the user typed too.
+func checkDynamoDBEndpoint(cmd, flag string) error {
+	if flag != "" {
+		return checkEndpoint(cmd, "--endpoint", flag)
+	}
+	return checkEndpointEnv(cmd, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
+}
+
+// checkS3Endpoint is checkDynamoDBEndpoint for --s3-endpoint, when where
+// (an export's place) is in S3.
+func checkS3Endpoint(cmd, flag, where string) error {
+	if flag != "" {
+		return checkEndpoint(cmd, "--s3-endpoint", flag)
+	}
+	if !strings.HasPrefix(where, "s3://") {
+		return nil
+	}
+	return checkEndpointEnv(cmd, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+}
+
+// checkEndpointEnv checks the first of vars that is set, as the SDK would
+// use it (unless told to ignore configured endpoints).
+func checkEndpointEnv(cmd string, vars ...string) error {
+	if ignore, _ := strconv.ParseBool(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")); ignore {
+		return nil
+	}
+	for _, v := range vars {
+		if val := os.Getenv(v); val != "" {
+			return checkEndpoint(cmd, "$"+v, val)
+		}
 	}
 	return nil
 }

@@ -112,7 +112,7 @@ func (o *exportOpts) validate() error {
 		checkTable("export", "--table", o.table),
 		checkPostgres("export", o.pg, o.pgFrom),
 		checkWhere("export", "--to", o.to, false),
-		checkEndpoint("export", "--s3-endpoint", o.s3.endpoint),
+		checkS3Endpoint("export", o.s3.endpoint, o.to),
 		checkRegion("export", o.region),
 		checkOutput("export", "--reject-file", o.rejectFile),
 		checkOutput("export", "--summary-json", o.summaryJSON),

@@ -112,7 +112,7 @@ func (o *compareFlags) validate(cmd string) error {
 	}
 	return checks(
 		checkTable(cmd, "--table", o.table),
-		checkEndpoint(cmd, "--endpoint", o.endpoint),
+		checkDynamoDBEndpoint(cmd, o.endpoint),
 		checkRegion(cmd, o.region),
 		checkPostgres(cmd, o.pg, o.pgFrom),
 		checkDir(cmd, "--temp-dir", o.tempDir),

@@ -62,8 +62,8 @@ number of items than the export holds, or the table exists; 2 usage;
 			if err := checks(
 				checkWhere("import", "--from", o.from, true),
 				checkTable("import", "--table", o.table),
-				checkEndpoint("import", "--endpoint", o.endpoint),
-				checkEndpoint("import", "--s3-endpoint", o.s3.endpoint),
+				checkDynamoDBEndpoint("import", o.endpoint),
+				checkS3Endpoint("import", o.s3.endpoint, o.from),
 				checkRegion("import", o.region),
 				checkOutput("import", "--summary-json", o.summaryJSON),
 			); err != nil {

@@ -74,7 +74,7 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 			}
 			if err := checks(
 				checkTable("prove", "--table", o.table),
-				checkEndpoint("prove", "--endpoint", o.endpoint),
+				checkDynamoDBEndpoint("prove", o.endpoint),
 				checkRegion("prove", o.region),
 				checkPostgres("prove", o.pg, pgFrom),
 			); err != nil {

@@ -65,7 +65,7 @@ the run that computed them (--state, default .migrate/<table>.state.json).
 			if err := checks(
 				checkTable("query", "--table", o.table),
 				checkTable("query", "--index", o.index),
-				checkEndpoint("query", "--endpoint", o.endpoint),
+				checkDynamoDBEndpoint("query", o.endpoint),
 				checkRegion("query", o.region),
 			); err != nil {
 				return err

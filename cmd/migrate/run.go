@@ -105,13 +105,13 @@ func (o *runOpts) validate() error {
 	}
 	return checks(
 		checkTable("run", "--table", o.table),
-		checkEndpoint("run", "--endpoint", o.endpoint),
+		checkDynamoDBEndpoint("run", o.endpoint),
 		checkRegion("run", o.region),
 		checkPostgres("run", o.pg, o.pgFrom),
 		checkFinite("run", "--max-wcu", o.maxWCU),
 		checkFinite("run", "--min-wcu", o.minWCU),
 		checkWhere("run", "--from-export", o.fromExport, false),
-		checkEndpoint("run", "--s3-endpoint", o.s3.endpoint),
+		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
 		checkDir("run", "--temp-dir", o.tempDir),
 		checkOutput("run", "--reject-file", o.rejectFile),
 		checkOutput("run", "--summary-json", o.summaryJSON),

@@ -87,7 +87,7 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	}
 	return checks(
 		checkTable("sync", "--table", o.table),
-		checkEndpoint("sync", "--endpoint", o.endpoint),
+		checkDynamoDBEndpoint("sync", o.endpoint),
 		checkRegion("sync", o.region),
 		checkPostgres("sync", o.pg, o.pgFrom),
 		checkFinite("sync", "--max-wcu", o.maxWCU),

@@ -334,3 +334,45 @@ func TestRefusedRunLeavesNoLockFile(t *testing.T) {
 		})
 	}
 }
+
+// An endpoint from the environment, which the SDK uses when --endpoint is
+// not given, is checked as the flag is, and named in the message; the flag
+// wins over it. Not parallel: it sets the AWS environment of the process.
+func TestEndpointFromEnvironment(t *testing.T) {
+	for _, env := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"} {
+		t.Setenv(env, "")
+	}
+	t.Setenv("AWS_REGION", "us-east-1")
+	c := newContacts(t)
+	dir := t.TempDir()
+	cases := []struct {
+		env, value string
+		args       []string
+		want       string
+	}{
+		{"AWS_ENDPOINT_URL_DYNAMODB", "notaurl", []string{"run", bookstoreMapping, "--pg", c.pgURL, "--state", filepath.Join(dir, "s.json")},
+			`run: $AWS_ENDPOINT_URL_DYNAMODB must be an absolute http:// or https:// URL, such as http://localhost:8000, not "notaurl"`},
+		{"AWS_ENDPOINT_URL", "ftp://host", []string{"plan", bookstoreMapping, "--pg", c.pgURL},
+			`plan: $AWS_ENDPOINT_URL must be an absolute http:// or https:// URL`},
+		{"AWS_ENDPOINT_URL_S3", "minio:9000", []string{"export", bookstoreMapping, "--pg", c.pgURL, "--to", "s3://exports/x", "--state", filepath.Join(dir, "e.json")},
+			`export: $AWS_ENDPOINT_URL_S3 must be an absolute http:// or https:// URL`},
+	}
+	for _, tc := range cases {
+		t.Setenv(tc.env, tc.value)
+		_, stderr, code := runCLI(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s=%s %s: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.env, tc.value, tc.args[0], code, stderr, tc.want)
+		}
+		t.Setenv(tc.env, "")
+	}
+	if n, h := c.pg.Load(), c.http.Load(); n+h > 0 {
+		t.Errorf("%d Postgres connections and %d HTTP requests before the usage errors; want none", n, h)
+	}
+
+	// --endpoint wins: the variable is not used, so not checked.
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "notaurl")
+	_, stderr, code := runCLI(t, "query", "--table", "Bookstore", "--pk", "X", "--endpoint", c.endpoint)
+	if code == exitUsage || strings.Contains(stderr, "AWS_ENDPOINT_URL") || c.http.Load() == 0 {
+		t.Errorf("query --endpoint with a bad $AWS_ENDPOINT_URL_DYNAMODB: exit %d, %d requests to --endpoint, stderr:\n%s", code, c.http.Load(), stderr)
+	}
+}
