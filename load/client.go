@@ -3,6 +3,7 @@ package load
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,6 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/logging"
 )
+
+// ErrNoRegion is wrapped by NewClient when neither the configuration nor
+// the environment names a region and there is no custom endpoint: a
+// caller's setup mistake, found before any call.
+var ErrNoRegion = errors.New("load: no AWS region")
 
 // ClientConfig configures NewClient. Zero values mean the documented
 // defaults.
@@ -131,7 +137,7 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	awsCfg.HTTPClient = bodyClient{awsCfg.HTTPClient}
 	if awsCfg.Region == "" {
 		if cc.Endpoint == "" {
-			return nil, fmt.Errorf("load: no AWS region: set AWS_REGION or the region option")
+			return nil, fmt.Errorf("%w: set AWS_REGION or ClientConfig.Region", ErrNoRegion)
 		}
 		awsCfg.Region = "us-east-1"
 	}

@@ -27,7 +27,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown flag", []string{"run", "--mapping", bookstoreMapping, "--bogus"}, "unknown flag: --bogus"},
 		{"unknown command", []string{"migrat"}, "unknown command"},
 		{"validate without mapping", []string{"validate"}, "--mapping is required"},
-		{"query without pk", []string{"query", "--table", "T"}, "--pk is required"},
+		{"query without pk", []string{"query", "--table", "Tbl"}, "--pk is required"},
 		{"missing mapping file", []string{"validate", "--mapping", "no/such/file.yaml"}, "no such file"},
 	}
 	for _, tc := range cases {
@@ -73,7 +73,7 @@ func TestUnreachableDynamoDBFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, create := range []bool{false, true} {
-		args := []string{"run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", "http://127.0.0.1:1", "--table", "T"}
+		args := []string{"run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", "http://127.0.0.1:1", "--table", "Tbl"}
 		if create {
 			args = append(args, "--create-table")
 		}

@@ -94,8 +94,8 @@ func (o *exportOpts) validate() error {
 	case o.fileSizeBytes() < export.MinFileSize:
 		return usagef("export: --file-size must be a size of at least %dKiB (smaller files hold a few items each and only bring the export nearer Import from S3's limit of %d files), such as 64MiB, not %q",
 			export.MinFileSize>>10, capacity.MaxImportFiles, o.fileSize)
-	case o.partSizeMB < 5:
-		return usagef("export: --part-size must be at least 5 (MiB, S3's minimum)")
+	case o.partSizeMB < 5 || o.partSizeMB > 5<<10:
+		return usagef("export: --part-size must be from 5 to 5120 (MiB, S3's limits of a part)")
 	case o.uploadParts < 1:
 		return usagef("export: --upload-concurrency must be at least 1")
 	case o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip:
@@ -109,7 +109,16 @@ func (o *exportOpts) validate() error {
 	case o.resume && o.fresh:
 		return usagef("export: --resume and --fresh exclude each other")
 	}
-	return o.par.validate("export")
+	return checks(
+		o.par.validate("export"),
+		checkTable("export", "--table", o.table),
+		checkPostgres("export", o.pg, o.pgFrom),
+		checkWhere("export", "--to", o.to, false),
+		checkS3Endpoint("export", o.s3.endpoint, o.to),
+		checkRegion("export", o.region),
+		checkOutput("export", "--reject-file", o.rejectFile),
+		checkOutput("export", "--summary-json", o.summaryJSON),
+	)
 }
 
 func newExportCmd(g *globals) *cobra.Command {

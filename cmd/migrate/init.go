@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,10 +60,16 @@ func (o *initOpts) validate() error {
 	if o.embedMax < 1 {
 		return usagef("init: --embed-max must be at least 1")
 	}
+	if o.schema == "" {
+		return usagef("init: --schema must name a schema (default %s)", mapping.DefaultSchema)
+	}
+	if slices.Contains(o.tables, "") {
+		return usagef("init: --tables has an empty name: %q", strings.Join(o.tables, ","))
+	}
 	if o.output == "" {
 		return usagef("init: --output must name a file, or - for stdout")
 	}
-	return nil
+	return checks(checkPostgres("init", o.pg, ""), checkOutput("init", "--output", o.output))
 }
 
 func newInitCmd(g *globals) *cobra.Command {

@@ -48,7 +48,7 @@ Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
-			o.pg = pgURL(o.pg)
+			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.compareFlags.validate("prune"); err != nil {
 				return err
 			}

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -132,6 +134,15 @@ func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) in
 	case errors.Is(err, engine.ErrNothingToResume):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitOK
+	case errors.Is(err, load.ErrNoRegion), errors.Is(err, export.ErrNoRegion):
+		// The packages name their Go option; a CLI user needs the flag.
+		// Nothing was called yet: clients are made before the first call.
+		service, endpoint := "DynamoDB", "--endpoint"
+		if errors.Is(err, export.ErrNoRegion) {
+			service, endpoint = "S3", "--s3-endpoint"
+		}
+		fmt.Fprintf(stderr, "migrate: no AWS region for %s: pass --region, or set AWS_REGION (or a region in the AWS config profile); a local engine (%s) needs none\n", service, endpoint)
+		return exitUsage
 	case errors.As(err, &ue), errors.Is(err, engine.ErrConfig), errors.Is(err, engine.ErrState):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitUsage

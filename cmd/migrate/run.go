@@ -103,7 +103,21 @@ func (o *runOpts) validate() error {
 	if o.resume && o.fresh {
 		return usagef("run: --resume and --fresh exclude each other")
 	}
-	return nil
+	return checks(
+		checkTable("run", "--table", o.table),
+		checkDynamoDBEndpoint("run", o.endpoint),
+		checkRegion("run", o.region),
+		checkPostgres("run", o.pg, o.pgFrom),
+		checkFinite("run", "--max-wcu", o.maxWCU),
+		checkFinite("run", "--min-wcu", o.minWCU),
+		checkWhere("run", "--from-export", o.fromExport, false),
+		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
+		checkDir("run", "--temp-dir", o.tempDir),
+		checkOutput("run", "--reject-file", o.rejectFile),
+		checkOutput("run", "--summary-json", o.summaryJSON),
+		checkOutput("run", "--cpuprofile", o.profiles.cpu),
+		checkOutput("run", "--memprofile", o.profiles.mem),
+	)
 }
 
 func newRunCmd(g *globals) *cobra.Command {

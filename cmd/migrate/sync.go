@@ -63,6 +63,12 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.maxWCU < 0 || o.minWCU < 0 {
 		return usagef("sync: --max-wcu and --min-wcu must not be negative")
 	}
+	if o.maxWCU > 0 && o.minWCU > o.maxWCU {
+		return usagef("sync: --min-wcu must not be above --max-wcu")
+	}
+	if o.maxBatchElapsed < 0 {
+		return usagef("sync: --max-batch-elapsed must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
+	}
 	if o.maxFanout < -1 {
 		return usagef("sync: --max-fanout must be -1 (no bound), 0 (the default, %d) or more", engine.DefaultMaxFanout)
 	}
@@ -79,7 +85,15 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 			}
 		}
 	}
-	return nil
+	return checks(
+		checkTable("sync", "--table", o.table),
+		checkDynamoDBEndpoint("sync", o.endpoint),
+		checkRegion("sync", o.region),
+		checkPostgres("sync", o.pg, o.pgFrom),
+		checkFinite("sync", "--max-wcu", o.maxWCU),
+		checkFinite("sync", "--min-wcu", o.minWCU),
+		checkOutput("sync", "--summary-json", o.summaryJSON),
+	)
 }
 
 func newSyncCmd(g *globals) *cobra.Command {

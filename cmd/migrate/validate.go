@@ -46,6 +46,10 @@ other entities for duplicates, in bounded memory and on disk.`,
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
+			pg, pgFrom := pgURLFrom(o.pg)
+			if err := checkPostgres("validate", pg, pgFrom); err != nil {
+				return err
+			}
 			m, err := engine.LoadMapping(o.mapping)
 			if err != nil {
 				return err
