@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -135,10 +138,30 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		}
 		awsCfg.Region = "us-east-1"
 	}
-	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+	client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cc.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cc.Endpoint)
 		}
 		o.EndpointResolverV2 = newEndpointCache(o.EndpointResolverV2)
-	}), nil
+	})
+	markOwn(client)
+	return client, nil
+}
+
+// ownClients holds the clients NewClient built, weakly: the Writer sends
+// calls without the SDK's per-call middleware (direct.go) only on those. A
+// client made any other way, even from one of these Options, may carry
+// middleware of its maker's that must run on every call.
+var ownClients sync.Map // weak.Pointer[dynamodb.Client] → struct{}
+
+func markOwn(c *dynamodb.Client) {
+	wp := weak.Make(c)
+	ownClients.Store(wp, struct{}{})
+	runtime.AddCleanup(c, func(wp weak.Pointer[dynamodb.Client]) { ownClients.Delete(wp) }, wp)
+}
+
+// ownClient says whether NewClient built c.
+func ownClient(c *dynamodb.Client) bool {
+	_, ok := ownClients.Load(weak.Make(c))
+	return ok
 }
