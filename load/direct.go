@@ -305,9 +305,11 @@ var operationHeaders = map[string]bool{"Content-Type": true, "X-Amz-Target": tru
 
 // callHeaders are the SDK's headers that differ from call to call: the
 // signer's (and net/http's Content-Length), set by them on each direct
-// call, and the SDK's invocation id and attempt, set by request.
+// call, and the SDK's invocation id and attempt, set by request. (Not
+// X-Amz-Content-Sha256: the SDK sends it to S3, not to DynamoDB, and the
+// direct calls would not.)
 var callHeaders = map[string]bool{"Authorization": true, "X-Amz-Date": true, "X-Amz-Security-Token": true,
-	"X-Amz-Content-Sha256": true, "Content-Length": true, "Amz-Sdk-Invocation-Id": true, "Amz-Sdk-Request": true}
+	"Content-Length": true, "Amz-Sdk-Invocation-Id": true, "Amz-Sdk-Request": true}
 
 // shapeOf reads what a signed SDK request holds: its URL, the region and
 // service of its SigV4 credential scope, and its operation headers. Any
