@@ -80,6 +80,9 @@ func (cc ClientConfig) Validate() error {
 // quota (ratelimit.None: sustained throttling must not fail a healthy run,
 // the Writer paces itself), a connection pool sized for the concurrency, and
 // short dial timeouts so that an unreachable endpoint fails in seconds.
+// A Writer sends the BatchWriteItem calls of a client NewClient built, and
+// of no other, without the SDK's per-call middleware (see "Request bodies"
+// in the package documentation).
 func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	cc = cc.WithDefaults()
 	if err := cc.Validate(); err != nil {
