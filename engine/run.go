@@ -295,6 +295,12 @@ type WriterResult struct {
 	ThrottledCalls    int64 `json:"throttledCalls"`
 	DuplicatesSkipped int64 `json:"duplicatesSkipped"`
 	ItemErrors        int64 `json:"itemErrors"`
+	// DirectCalls were sent without the SDK's per-call middleware;
+	// DirectFallbacks of them were made again through the SDK whole,
+	// their answer being one the direct path does not act on (see
+	// load.Stats).
+	DirectCalls     int64 `json:"directCalls"`
+	DirectFallbacks int64 `json:"directFallbacks"`
 }
 
 // AllRuns are the totals over a run and the runs it resumed.
@@ -327,7 +333,8 @@ func (s *RunResult) fill(order []*entityStats, ls load.Stats, total time.Duratio
 	s.Total.Retries, s.Total.Throttled, s.Total.WCU = ls.Total.Retries, ls.Total.Throttled, ls.Total.WCU
 	s.Total.Seconds = total.Seconds()
 	s.Seconds = total.Seconds()
-	s.Writer = WriterResult{Calls: ls.Calls, SDKRetries: ls.SDKRetries, ThrottledCalls: ls.ThrottledCalls, DuplicatesSkipped: ls.Duplicates, ItemErrors: ls.ItemErrors}
+	s.Writer = WriterResult{Calls: ls.Calls, SDKRetries: ls.SDKRetries, ThrottledCalls: ls.ThrottledCalls, DuplicatesSkipped: ls.Duplicates, ItemErrors: ls.ItemErrors,
+		DirectCalls: ls.DirectCalls, DirectFallbacks: ls.DirectFallbacks}
 }
 
 // Run migrates: it checks the mapping against the source catalog and the

@@ -73,6 +73,14 @@ func classify(ctx context.Context, err error) errClass {
 	if errors.As(err, &status) && status.HTTPStatusCode() >= 500 {
 		return classTransient
 	}
+	// The SDK marks what it knows to be worth retrying, such as an
+	// InvalidSignatureException whose Date header shows the local clock off
+	// by minutes ("Probable clock skew error"): its retryer has learnt the
+	// offset, and the next call is signed with it.
+	var marked interface{ RetryableError() bool }
+	if errors.As(err, &marked) && marked.RetryableError() {
+		return classTransient
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return classUnreachable

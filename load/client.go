@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -83,6 +86,9 @@ func (cc ClientConfig) Validate() error {
 // quota (ratelimit.None: sustained throttling must not fail a healthy run,
 // the Writer paces itself), a connection pool sized for the concurrency, and
 // short dial timeouts so that an unreachable endpoint fails in seconds.
+// A Writer sends the BatchWriteItem calls of a client NewClient built, and
+// of no other, without the SDK's per-call middleware (see "Request bodies"
+// in the package documentation).
 func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	cc = cc.WithDefaults()
 	if err := cc.Validate(); err != nil {
@@ -141,10 +147,30 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		}
 		awsCfg.Region = "us-east-1"
 	}
-	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+	client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cc.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cc.Endpoint)
 		}
 		o.EndpointResolverV2 = newEndpointCache(o.EndpointResolverV2)
-	}), nil
+	})
+	markOwn(client)
+	return client, nil
+}
+
+// ownClients holds the clients NewClient built, weakly: the Writer sends
+// calls without the SDK's per-call middleware (direct.go) only on those. A
+// client made any other way, even from one of these Options, may carry
+// middleware of its maker's that must run on every call.
+var ownClients sync.Map // weak.Pointer[dynamodb.Client] → struct{}
+
+func markOwn(c *dynamodb.Client) {
+	wp := weak.Make(c)
+	ownClients.Store(wp, struct{}{})
+	runtime.AddCleanup(c, func(wp weak.Pointer[dynamodb.Client]) { ownClients.Delete(wp) }, wp)
+}
+
+// ownClient says whether NewClient built c.
+func ownClient(c *dynamodb.Client) bool {
+	_, ok := ownClients.Load(weak.Make(c))
+	return ok
 }

@@ -29,7 +29,7 @@ const maxReportedItemErrors = 1000
 // concurrently on the same Writer.
 type Writer struct {
 	client   BatchWriter
-	direct   *direct // the client's calls without its per-call middleware, when it is the SDK's
+	direct   *direct // the client's calls without its per-call middleware, when NewClient built it
 	cfg      Config
 	clk      clock
 	backoff  backoff
@@ -67,7 +67,7 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 		checks:  checks,
 		seed:    checks.dedupe.seed,
 	}
-	if c, ok := client.(*dynamodb.Client); ok && !cfg.SDKMiddleware {
+	if c, ok := client.(*dynamodb.Client); ok && !cfg.SDKMiddleware && ownClient(c) {
 		w.direct = newDirect(c)
 	}
 	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
@@ -144,11 +144,18 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 		}
 	})()
 
+	var sent0, fallbacks0 int64 // the direct path's counts are the Writer's
+	if w.direct != nil {
+		sent0, fallbacks0 = w.direct.sent.Load(), w.direct.fallbacks.Load()
+	}
 	r.dispatch(runCtx, items)
 	r.wg.Wait()
 
 	s := r.tally.snapshot()
 	s.Elapsed = w.clk.Now().Sub(start)
+	if w.direct != nil {
+		s.DirectCalls, s.DirectFallbacks = w.direct.sent.Load()-sent0, w.direct.fallbacks.Load()-fallbacks0
+	}
 	return s, r.result(ctx)
 }
 
