@@ -2,6 +2,7 @@ package draft
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -138,6 +139,66 @@ func TestSyntheticDraft(t *testing.T) {
 	}
 }
 
+// Every entity is read by its own primary key: a pattern of it alone whose
+// parameters are its key columns, by GetItem on the table, or on an index
+// where its partition is its parent's and the parent's key is not part of
+// its own (a person under its category). Each pattern reads only the
+// entities its SQL asks.
+func TestDraftReadsEveryEntityByKey(t *testing.T) {
+	t.Parallel()
+	d := newDesign(syntheticSource(), Options{})
+	byKey := map[string]string{}
+	for _, e := range d.entities {
+		for _, ap := range e.patterns {
+			if ap.left != "" {
+				t.Errorf("%s: %s left out: %s", e.name, ap.what, ap.left)
+			}
+			if len(ap.members) == 1 && ap.members[0].e == e && sameSet(ap.members[0].cols, e.key) && byKey[e.name] == "" {
+				byKey[e.name] = fmt.Sprintf("%s %s %s", ap.name, ap.op, ap.cond())
+			}
+		}
+	}
+	want := map[string]string{
+		"Category":     "category GetItem PK=CATEGORY#<category_id>, SK=CATEGORY",
+		"Person":       "person Query GSI1 PK=PERSON#<person_id>, SK=PERSON",
+		"Customer":     "customer GetItem PK=CUSTOMER#<customer_id>, SK=CUSTOMER#",
+		"CustomerNote": "customerNote Query GSI1 PK=CUSTOMER_NOTE#<note_id>, SK=CUSTOMER_NOTE",
+		"OrderLine":    "orderLine Query GSI1 PK=ORDER_LINE#<line_id>, SK=ORDER_LINE",
+		"Friendship":   "friendship GetItem PK=USER#<user_id>, SK=FRIEND#<friend_id>",
+	}
+	for name, w := range want {
+		if byKey[name] != w {
+			t.Errorf("%s by its key: %q, want %q", name, byKey[name], w)
+		}
+	}
+	if len(byKey) != len(d.entities) {
+		t.Errorf("read by key: %v; entities: %d", byKey, len(d.entities))
+	}
+}
+
+// An index entry goes to the first GSI where no other entity's entry has
+// keys its pattern could read: two foreign keys named alike (a pk shape
+// PARENT#{...}) with sort keys of one prefix cannot share a GSI.
+func TestAllocateAvoidsLookalikes(t *testing.T) {
+	t.Parallel()
+	d := &design{}
+	a := &entity{name: "A", indexes: []indexUse{{slot: 1, pk: "PARENT#{x}", sk: "NODE#{id:19}",
+		pattern: &accessPattern{slot: 1, pk: keyPart{prefix: "PARENT", cols: []string{"x"}}, sk: keyPart{prefix: "NODE#"}, skOp: "begins_with"}}}}
+	a.indexes[0].pattern.members = []member{{a, []string{"x"}}}
+	a.table = &mapping.Table{Name: "a", Columns: []mapping.Column{col("x", pgkind.Int, "bigint", true)}}
+	d.entities = []*entity{a}
+	b := &entity{name: "B", table: &mapping.Table{Name: "b", Columns: []mapping.Column{col("y", pgkind.Int, "bigint", true)}}}
+	mk := func(sk, lit string) indexUse {
+		u := indexUse{pk: "PARENT#{y}", sk: sk, pattern: &accessPattern{pk: keyPart{prefix: "PARENT", cols: []string{"y"}}, sk: keyPart{prefix: lit}, skOp: "begins_with"}}
+		u.pattern.members = []member{{b, []string{"y"}}}
+		return u
+	}
+	got := d.allocate(b, []indexUse{mk("NODE#{id:19}", "NODE#"), mk("LEAF#{id:19}", "LEAF#")})
+	if len(got) != 2 || got[0].slot != 2 || got[1].slot != 1 {
+		t.Errorf("slots %+v: want the look-alike in GSI2 and the other in GSI1", got)
+	}
+}
+
 // --embed writes exactly the offered blocks, uncommented.
 func TestAcceptEmbeds(t *testing.T) {
 	t.Parallel()
@@ -194,6 +255,7 @@ func TestNames(t *testing.T) {
 		"customers": "Customer", "order_items": "OrderItem", "addresses": "Address", "categories": "Category",
 		"statuses": "Status", "people": "Person", "job_history": "JobHistory", "OrderLines": "OrderLine",
 		"boxes": "Box", "bus": "Bus", "order lines": "OrderLine", "2fa_codes": "T2faCode", "news": "News",
+		"warehouses": "Warehouse", "analyses": "Analysis", "indices": "Index", "children": "Child", "movies": "Movie",
 	} {
 		if got := entityName(in); got != want {
 			t.Errorf("entityName(%q) = %q, want %q", in, got, want)
@@ -222,7 +284,7 @@ func TestNames(t *testing.T) {
 			t.Errorf("tableName(%q) = %q, want %q, a valid name", in, got, want)
 		}
 	}
-	for in, want := range map[string]string{"friend": "friends", "category": "categories", "box": "boxes", "day": "days", "order item": "order items"} {
+	for in, want := range map[string]string{"friend": "friends", "category": "categories", "box": "boxes", "day": "days", "order item": "order items", "job history": "job histories", "person": "people"} {
 		if got := pluralize(in); got != want {
 			t.Errorf("pluralize(%q) = %q, want %q", in, got, want)
 		}
