@@ -46,16 +46,17 @@ other entities for duplicates, in bounded memory and on disk.`,
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
-			m, err := engine.LoadMapping(o.mapping)
-			if err != nil {
-				return err
-			}
 			url := pgURL(o.pg)
 			if url == "" {
+				m, err := engine.LoadMapping(o.mapping)
+				if err != nil {
+					return err
+				}
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			proof, ws, err := engine.ValidateKeys(cmd.Context(), m, url)
+			// The file's problems and the catalog's, in one pass.
+			m, proof, ws, err := engine.ValidateFile(cmd.Context(), o.mapping, url)
 			if err != nil {
 				return err
 			}
