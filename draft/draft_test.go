@@ -295,3 +295,68 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// The SQL of the patterns compares a column of an enum (or domain) type as
+// text, since prove makes up values that do not exist and the type would
+// reject them; it sorts as the key sorts, and an item collection is a
+// union with the key columns of each entity.
+func TestPatternSQL(t *testing.T) {
+	t.Parallel()
+	cat := &mapping.Catalog{Tables: map[string]*mapping.Table{}}
+	cat.Tables["public.statuses"] = &mapping.Table{Schema: "public", Name: "statuses", PrimaryKey: []string{"status"}, Unique: [][]string{{"status"}},
+		Columns: []mapping.Column{col("status", pgkind.Text, "order_status", true), col("label", pgkind.Text, "text", true)}}
+	cat.Tables["public.orders"] = &mapping.Table{Schema: "public", Name: "orders", PrimaryKey: []string{"order_id"}, Unique: [][]string{{"order_id"}},
+		Columns: []mapping.Column{col("order_id", pgkind.Int, "bigint", true), col("status", pgkind.Text, "order_status", true), col("total", pgkind.Numeric, "numeric(10,2)", true)}}
+	src := &Source{Database: "shop", Schema: "public", Catalog: cat, Tables: []string{"orders", "statuses"},
+		ForeignKeys: []ForeignKey{{Name: "orders_status_fkey", Table: "orders", Columns: []string{"status"}, RefTable: "statuses", RefColumns: []string{"status"}}}}
+	d := newDesign(src, Options{})
+	got := map[string]string{}
+	for _, e := range d.entities {
+		for _, ap := range e.patterns {
+			got[ap.name] = ap.sql("public")
+		}
+	}
+	want := map[string]string{
+		"status": "SELECT * FROM statuses WHERE status::text = @status",
+		"statusCollection": "SELECT 'Status' AS _type, status::text AS status, NULL::bigint AS order_id FROM statuses WHERE status::text = @status\n" +
+			"UNION ALL\nSELECT 'Order', status::text, order_id FROM orders WHERE status::text = @status",
+		"ordersOfStatus": "SELECT * FROM orders WHERE status::text = @status ORDER BY order_id",
+		"order":          "SELECT * FROM orders WHERE order_id = @order_id",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s:\n%s\nwant:\n%s", name, got[name], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("patterns: %v", got)
+	}
+}
+
+// A Query's SQL sorts as its sort key does only when each column's key text
+// sorts like its values and only the last is of variable width; else the
+// pattern is compared unordered, with the reason.
+func TestOrdering(t *testing.T) {
+	t.Parallel()
+	tbl := &mapping.Table{Name: "t", Columns: []mapping.Column{
+		col("p", pgkind.Text, "text", true), col("id", pgkind.Int, "bigint", true), col("name", pgkind.Text, "text", true),
+		col("code", pgkind.Text, "character(3)", true), col("amount", pgkind.Numeric, "numeric", true), col("at", pgkind.Timestamptz, "timestamp with time zone", true),
+	}}
+	e := &entity{table: tbl}
+	for _, tc := range []struct {
+		order     []string
+		want, why string
+	}{
+		{[]string{"p", "id", "name"}, `id, name COLLATE "C"`, ""},
+		{[]string{"at", "code"}, `at, code::text COLLATE "C"`, ""},
+		{[]string{"name", "id"}, "", "the sort key holds name, of variable width, before other columns"},
+		{[]string{"name", "p"}, "", "the sort key holds name, of variable width, before other columns"},
+		{[]string{"amount"}, "", "the sort key holds amount (numeric), whose key text does not sort as its values do"},
+	} {
+		ap := &accessPattern{members: []member{{e, []string{"p"}}}, order: tc.order}
+		got, why := ap.ordering()
+		if got != tc.want || why != tc.why {
+			t.Errorf("%v: %q, %q; want %q, %q", tc.order, got, why, tc.want, tc.why)
+		}
+	}
+}

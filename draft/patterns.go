@@ -409,23 +409,26 @@ func (ap *accessPattern) cond() string {
 func (ap *accessPattern) ordering() (string, string) {
 	t := ap.table()
 	var exprs []string
-	// The parameters' columns are the same in every row: they sort nothing.
-	order := minus(ap.order, ap.members[0].cols)
-	for i, name := range order {
+	for i, name := range ap.order {
 		c := t.Column(name)
 		if c == nil {
 			return "", fmt.Sprintf("column %s is not in the catalog", name)
+		}
+		if slices.Contains(ap.members[0].cols, name) {
+			continue // a parameter: the same text in every key, it sorts nothing
 		}
 		switch c.Type.Kind {
 		case pgkind.Int, pgkind.UUID, pgkind.Date, pgkind.Timestamp, pgkind.Timestamptz, pgkind.Bool:
 			exprs = append(exprs, ident(name))
 		case pgkind.Text:
-			if i < len(order)-1 {
+			// A separator after it would sort "a#" after "a b" (space
+			// before #), where SQL puts "a" first.
+			if i < len(ap.order)-1 {
 				return "", fmt.Sprintf("the sort key holds %s, of variable width, before other columns", name)
 			}
 			if c.Type.Name == "text" || strings.HasPrefix(c.Type.Name, "character varying") {
 				exprs = append(exprs, ident(name)+` COLLATE "C"`)
-			} else {
+			} else { // char(n), enums, domains: as the text the key holds
 				exprs = append(exprs, ident(name)+`::text COLLATE "C"`)
 			}
 		default:
@@ -441,7 +444,7 @@ func (ap *accessPattern) sql(schema string) string {
 	where := func(m member) string {
 		conds := make([]string, len(m.cols))
 		for i, c := range m.cols {
-			conds[i] = ident(c) + " = @" + names[ap.members[0].cols[i]]
+			conds[i] = column(m.e.table, c) + " = @" + names[ap.members[0].cols[i]]
 		}
 		return strings.Join(conds, " AND ")
 	}
@@ -455,10 +458,10 @@ func (ap *accessPattern) sql(schema string) string {
 	}
 	// Several entities: one row per item, with the entity attribute, and
 	// the key columns of each (NULL where an entity has no such column).
-	type column struct {
+	type unionColumn struct {
 		name, typ string
 	}
-	var cols []column
+	var cols []unionColumn
 	skip := map[string]bool{}
 	for _, m := range ap.members {
 		for _, name := range m.e.key {
@@ -470,16 +473,16 @@ func (ap *accessPattern) sql(schema string) string {
 				skip[name] = true
 				continue
 			}
-			if i := slices.IndexFunc(cols, func(x column) bool { return x.name == name }); i < 0 {
-				cols = append(cols, column{name, c.Type.Name})
+			if i := slices.IndexFunc(cols, func(x unionColumn) bool { return x.name == name }); i < 0 {
+				cols = append(cols, unionColumn{name, sqlType(c)})
 			}
 		}
 	}
 	// A column of one name but different types in two tables cannot be
 	// one column of the union.
-	cols = slices.DeleteFunc(cols, func(x column) bool {
+	cols = slices.DeleteFunc(cols, func(x unionColumn) bool {
 		for _, m := range ap.members {
-			if c := m.e.table.Column(x.name); c != nil && c.Type.Name != x.typ {
+			if c := m.e.table.Column(x.name); c != nil && sqlType(c) != x.typ {
 				return true
 			}
 			if _, renamed := m.e.renamed[x.name]; renamed {
@@ -496,8 +499,10 @@ func (ap *accessPattern) sql(schema string) string {
 		}
 		for _, x := range cols {
 			switch {
+			case m.e.table.Column(x.name) != nil && i == 0 && column(m.e.table, x.name) != ident(x.name):
+				sel = append(sel, column(m.e.table, x.name)+" AS "+ident(x.name))
 			case m.e.table.Column(x.name) != nil:
-				sel = append(sel, ident(x.name))
+				sel = append(sel, column(m.e.table, x.name))
 			case i == 0:
 				sel = append(sel, "NULL::"+x.typ+" AS "+ident(x.name))
 			default:
@@ -507,6 +512,36 @@ func (ap *accessPattern) sql(schema string) string {
 		parts = append(parts, "SELECT "+strings.Join(sel, ", ")+" FROM "+qualified(schema, m.e.table.Name)+" WHERE "+where(m))
 	}
 	return strings.Join(parts, "\nUNION ALL\n")
+}
+
+// plainTextType reports whether a text column's type is one of PostgreSQL's
+// own string types, which take any string: an enum or a domain rejects a
+// parameter made up not to exist ("zzmissing"), and a type outside the
+// mapping's schema may not be on prove's search path.
+func plainTextType(name string) bool {
+	for _, p := range []string{"text", "character varying", "character", "varchar", "bpchar", "name"} {
+		if name == p || strings.HasPrefix(name, p+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+// column is a column in a pattern's SQL: compared as text when its type
+// is a string type of its own (enum, domain, citext).
+func column(t *mapping.Table, name string) string {
+	if c := t.Column(name); c != nil && c.Type.Kind == pgkind.Text && !plainTextType(c.Type.Name) {
+		return ident(name) + "::text"
+	}
+	return ident(name)
+}
+
+// sqlType is the type of a column in a pattern's SQL, as column writes it.
+func sqlType(c *mapping.Column) string {
+	if c.Type.Kind == pgkind.Text && !plainTextType(c.Type.Name) {
+		return "text"
+	}
+	return c.Type.Name
 }
 
 // clauses joins a query's clauses on one line when it is short, else one
