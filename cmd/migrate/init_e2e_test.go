@@ -55,7 +55,7 @@ func loadSQLFile(path string) func(*testing.T, context.Context, *pgx.Conn, strin
 
 // The first hour of a new user: init drafts a mapping from the live
 // catalog, and the draft validates, migrates into DynamoDB Local and
-// verifies identical, on three differently shaped schemas; with the
+// verifies identical, on four differently shaped schemas; with the
 // offered embeds accepted too. The drafts are kept in testdata/init, where
 // the JSON Schema test checks them and reviewers read them
 // (go test ./cmd/migrate -run TestInit -update-drafts rewrites them).
@@ -72,6 +72,7 @@ func TestInitDraftMigrates(t *testing.T) {
 		}, check: checkBookstoreDraft},
 		{name: "hr", load: loadSQLFile("../../testdata/schemas/hr.sql"), check: checkHRDraft},
 		{name: "saas", load: loadSQLFile("../../testdata/schemas/saas.sql"), check: checkSaaSDraft},
+		{name: "oe", load: loadSQLFile("../../testdata/schemas/oe.sql"), check: checkOEDraft},
 	}
 	for _, src := range sources {
 		t.Run(src.name, func(t *testing.T) {
@@ -349,4 +350,16 @@ func checkSaaSDraft(t *testing.T, d *drafted) {
 	wantCounts(t, "a tenant by slug", d.query(t, d.index(t, "tenants", "TENANT_SLUG#"), "TENANT_SLUG#tenant-5"), map[string]int{"Tenant": 1})
 	wantCounts(t, "a task by its key", d.query(t, d.index(t, "tasks", "TASK#"), "TASK#"+tenant+"#201"), map[string]int{"Task": 1})
 	wantCounts(t, "an invoice by its id", d.query(t, d.index(t, "invoices", "INVOICE#"), "INVOICE#7"), map[string]int{"Invoice": 1})
+}
+
+func checkOEDraft(t *testing.T, d *drafted) {
+	// A location lives under its country; its own id reads it through an
+	// index, beside its departments and warehouses.
+	wantCounts(t, "a location by its id", d.query(t, d.index(t, "locations", "LOCATION#"), "LOCATION#2"), map[string]int{
+		"Location":   1,
+		"Department": d.sqlInt(t, `SELECT count(*) FROM departments WHERE location_id = 2`),
+		"Warehouse":  d.sqlInt(t, `SELECT count(*) FROM warehouses WHERE location_id = 2`),
+	})
+	wantCounts(t, "a warehouse by name", d.query(t, d.index(t, "warehouses", "WAREHOUSE_WAREHOUSE_NAME#"), "WAREHOUSE_WAREHOUSE_NAME#North East"),
+		map[string]int{"Warehouse": 1})
 }
