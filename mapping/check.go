@@ -206,6 +206,11 @@ func checkCopy(r *reporter, e *Entity, from *Table, cp *Copy, cat *Catalog, name
 		return
 	}
 	joined := checkJoin(r, what, cp.Join, parent, from)
+	for c := range joined {
+		if parent.Column(c) == nil {
+			return // a misspelled join column, reported: whether the join is unique is no second problem
+		}
+	}
 	covers := false
 	for _, u := range parent.Unique {
 		all := true

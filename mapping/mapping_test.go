@@ -234,6 +234,14 @@ accessPatterns:
 	if got != want {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
 	}
+	// A misspelled column of a copy's join is not also a join that "does
+	// not match a unique key".
+	copySrc := header + "  O:\n    from: orders\n    key: { pk: \"O#{order_id}\", sk: S }\n    copy: [{ from: customers, join: { customer_idd: customer_id }, attributes: { n: name } }]\n"
+	cm, cparsed := mapping.ParsePartial("m.yaml", []byte(copySrc))
+	if got, want := mapping.MergeDiagnostics(cparsed, mapping.Check(cm, testCatalog())).Error(),
+		`m.yaml:9:39: O copy from customers join: column "customer_idd" does not exist in table public.customers (did you mean "customer_id"?)`; got != want {
+		t.Errorf("copy join:\n%s\nwant:\n%s", got, want)
+	}
 	if _, err := mapping.Parse("m.yaml", []byte(src)); err == nil || err.Error() != parsed.Error() {
 		t.Errorf("Parse: %v, want the syntax problems of ParsePartial:\n%v", err, parsed)
 	}
