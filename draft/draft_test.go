@@ -360,3 +360,52 @@ func TestOrdering(t *testing.T) {
 		}
 	}
 }
+
+// A pattern that could read another entity's items by chance is listed but
+// not written out: friendships keyed USER#{user_id} (a customer, named by
+// its column) share the partitions of the users table's own USER#{user_id},
+// so the query for a user with its sessions would return friendships too.
+func TestPatternLeftOut(t *testing.T) {
+	t.Parallel()
+	cat := &mapping.Catalog{Tables: map[string]*mapping.Table{}}
+	add := func(name string, pk []string, cols ...mapping.Column) {
+		cat.Tables["public."+name] = &mapping.Table{Schema: "public", Name: name, Columns: cols, PrimaryKey: pk, Unique: [][]string{pk}}
+	}
+	add("users", []string{"user_id"}, col("user_id", pgkind.Int, "bigint", true))
+	add("sessions", []string{"session_id"}, col("session_id", pgkind.Int, "bigint", true), col("user_id", pgkind.Int, "bigint", true))
+	add("customers", []string{"customer_id"}, col("customer_id", pgkind.Int, "bigint", true))
+	add("friendships", []string{"user_id", "friend_id"}, col("user_id", pgkind.Int, "bigint", true), col("friend_id", pgkind.Int, "bigint", true))
+	src := &Source{Database: "app", Schema: "public", Catalog: cat, Tables: []string{"customers", "friendships", "sessions", "users"},
+		ForeignKeys: []ForeignKey{
+			{Name: "f_friend", Table: "friendships", Columns: []string{"friend_id"}, RefTable: "customers", RefColumns: []string{"customer_id"}},
+			{Name: "f_user", Table: "friendships", Columns: []string{"user_id"}, RefTable: "customers", RefColumns: []string{"customer_id"}},
+			{Name: "s_user", Table: "sessions", Columns: []string{"user_id"}, RefTable: "users", RefColumns: []string{"user_id"}},
+		}}
+	d := newDesign(src, Options{})
+	left := map[string]string{}
+	for _, e := range d.entities {
+		for _, ap := range e.patterns {
+			if ap.left != "" {
+				left[ap.name] = ap.left
+			}
+		}
+	}
+	if len(left) != 1 || left["userCollection"] != "items of Friendship have keys of the same shape, so its answer may hold them too" {
+		t.Errorf("left out: %v", left)
+	}
+	dr, err := Make(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Parse("app.yaml", dr.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := mapping.Check(m, cat); ds != nil {
+		t.Fatalf("Check: %v\n%s", ds, dr.YAML)
+	}
+	if !strings.Contains(string(dr.YAML), "#   Not written out below: a user with its sessions, since items of Friendship") ||
+		strings.Contains(string(dr.YAML), "  userCollection:") {
+		t.Errorf("the left-out pattern:\n%s", dr.YAML)
+	}
+}
