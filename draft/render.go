@@ -42,8 +42,11 @@ type Draft struct {
 // entry under the parent's key (rule 4); a pure join table becomes an
 // adjacency list with its inverted index (rule 6); each other unique key
 // becomes a lookup index; children few enough per parent are offered as
-// embeds (rule 1) with max from the data. Comments name the access pattern
-// each choice serves. Make is pure: it writes nothing but the result.
+// embeds (rule 1) with max from the data; a child whose partition its own
+// key cannot name is also indexed under its own key. Comments name the
+// access pattern each choice serves, and the accessPatterns section writes
+// each one out with its SQL, for "migrate prove". Make is pure: it writes
+// nothing but the result.
 func Make(src *Source, opt Options) (*Draft, error) {
 	d := newDesign(src, opt)
 	if len(d.entities) == 0 {
