@@ -148,7 +148,8 @@ func TestValidateKeyProof(t *testing.T) {
 // position with a suggestion, exits 2, and reads nothing but the catalog:
 // two misspelled columns (one in a key) and an entry in an undeclared index
 // give exactly three problems, with no knock-on (the key "missing the
-// primary key", the pattern on the index "without an entity").
+// primary key", the pattern on the index "without an entity"); run says
+// the same before it reads anything.
 func TestValidateMisspelledColumn(t *testing.T) {
 	t.Parallel()
 	pg := migratetest.PostgresURL(t)
@@ -181,6 +182,11 @@ func TestValidateMisspelledColumn(t *testing.T) {
 	}, "\n") + "\n"
 	if stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+	}
+	// run checks the mapping first, and says the same.
+	_, stderr, code = runCLI(t, "run", "--mapping", path, "--pg", pg, "--endpoint", "http://127.0.0.1:1", "--table", "Nothing")
+	if code != exitUsage || stderr != want {
+		t.Errorf("run: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", code, stderr, want)
 	}
 }
 
