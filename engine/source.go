@@ -63,6 +63,41 @@ func ValidateKeys(ctx context.Context, m *mapping.Mapping, pgURL string) (proof 
 	return mapping.ProveUniqueKeys(m, cat), mapping.Warnings(m, cat), nil
 }
 
+// ValidateFile is ValidateKeys for a mapping file, reporting every problem
+// in one pass: what the file says wrong (an undeclared index, an unknown
+// field) and what the catalog says wrong of the rest (a misspelled column),
+// together, as mapping.Diagnostics. Without a database, LoadMapping
+// reports the file's problems alone.
+func ValidateFile(ctx context.Context, path, pgURL string) (m *mapping.Mapping, proof mapping.KeyProof, warnings mapping.Diagnostics, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, kinded(ErrConfig, fmt.Errorf("read mapping: %w", err))
+	}
+	m, parsed := mapping.ParsePartial(path, data)
+	if m == nil {
+		return nil, mapping.KeyProof{}, nil, parsed
+	}
+	conn, snap, err := openSnapshot(ctx, pgURL)
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, err
+	}
+	defer closeSnapshot(ctx, conn, snap)
+	cat, err := snap.Catalog(ctx, schemasOf(m))
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, err
+	}
+	// Pattern SQL is prepared against the catalog too, whatever else is
+	// wrong: every problem in one report.
+	sqlDs, err := checkPatternSQL(ctx, conn, m)
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, err
+	}
+	if ds := mapping.MergeDiagnostics(parsed, mapping.Check(m, cat), sqlDs); ds != nil {
+		return nil, mapping.KeyProof{}, nil, ds
+	}
+	return m, mapping.ProveUniqueKeys(m, cat), mapping.Warnings(m, cat), nil
+}
+
 // source is a validated mapping, compiled against the catalog, with the
 // snapshot every read of a verb goes through. Run, Plan, Verify and Prune
 // all start here, so they see and validate the source the same way.

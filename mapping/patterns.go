@@ -484,6 +484,9 @@ func checkPatternKeys(r *reporter, m *Mapping, ap *AccessPattern) {
 		}
 	}
 	if len(matched) == 0 {
+		if undeclaredMatch(m, ap) {
+			return // an entry in an index the file does not declare, reported where it is
+		}
 		r.errorf(ap.PK.Pos, "%s: no entity writes a partition key like %q to %s%s", what, ap.PK.Raw, where, closest(ap.PK.Raw, raws))
 		return
 	}
@@ -519,6 +522,20 @@ func checkPatternKeys(r *reporter, m *Mapping, ap *AccessPattern) {
 			r.errorf(v.Pos, "%s: no entity with partition key %q writes %s %q to %s%s", what, ap.PK.Raw, how, v.Raw, where, closest(v.Raw, skRaws))
 		}
 	}
+}
+
+// undeclaredMatch reports whether an entity writes a partition key like the
+// pattern's to an index the mapping does not declare: the index name is
+// the problem, not the pattern.
+func undeclaredMatch(m *Mapping, ap *AccessPattern) bool {
+	for _, e := range m.Entities {
+		for _, ei := range e.Indexes {
+			if m.index(ei.Index) == nil && ei.PK != nil && templatesMatch(ap.PK, ei.PK, m.Separator, false) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // closest names the template of the design that is most like raw: the

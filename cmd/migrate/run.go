@@ -207,7 +207,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 }
 
 func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command) error {
-	m, err := engine.LoadMapping(o.mapping)
+	m, err := loadMapping(ctx, o.mapping, o.pg)
 	if err != nil {
 		return err
 	}
