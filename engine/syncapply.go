@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,6 +44,11 @@ type applier struct {
 	// of the last transaction whose changes are all in it or applied.
 	pending, confirmed replicate.LSN
 	caughtUp           bool
+	// schema is the definition of the tables as the items were rendered
+	// with (the state file's record); following is set while a schema
+	// change is being followed.
+	schema    []extract.TableSchema
+	following bool
 
 	// counts
 	txns, changes, puts, deletes, rounds atomic.Int64
@@ -78,6 +84,10 @@ func (a *applier) run(ctx context.Context) error {
 	// position is then confirmed, and a restart repeats less. ctx only
 	// stops the loop between rounds.
 	work := context.WithoutCancel(ctx)
+	// DDL while no sync ran, or during the initial load.
+	if err := a.checkSchema(work, "since the items were rendered"); err != nil {
+		return err
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -89,6 +99,10 @@ func (a *applier) run(ctx context.Context) error {
 			streamErr <- err // for the deferred wait
 			return fmt.Errorf("sync: the replication stream stopped: %w", err)
 		case <-status.C:
+			// DDL with no change after it sends no Relation message: look.
+			if err := a.checkSchema(work, "while streaming"); err != nil {
+				return err
+			}
 			a.cfg.Observer.Status(a.status(ctx, false))
 		case <-check:
 			if err := a.checkCaughtUp(work); err != nil {
@@ -126,6 +140,13 @@ func (a *applier) handle(ctx context.Context, m replicate.Message) error {
 		return a.batch.Add(m.Change)
 	case replicate.KindTruncate:
 		return a.truncate(ctx, m)
+	case replicate.KindRelation:
+		// Sent before the first change of a table after DDL changed it;
+		// what it says is as of that change, the catalog is as of now,
+		// and rounds read rows now: the catalog decides.
+		if i := slices.IndexFunc(a.schema, func(t extract.TableSchema) bool { return t.Schema == m.Rel.Schema && t.Name == m.Rel.Name }); i >= 0 && relationDiffers(m.Rel, a.schema[i]) {
+			return a.checkSchema(ctx, "(the stream describes table "+m.Rel.Table.String()+" anew)")
+		}
 	case replicate.KindCommit:
 		a.inTxn = false
 		a.txns.Add(1)
@@ -180,6 +201,15 @@ func (a *applier) round(ctx context.Context) error {
 		return fmt.Errorf("sync: %w; nothing of its transaction was applied. Raise --max-fanout (%d) if this is expected, then sync again: the slot resumes at %s", fe, fe.Max, a.confirmed)
 	case errors.As(err, &re):
 		return fmt.Errorf("sync: bad row: %w; fix the row in the source, then sync again: the slot resumes at %s", re, a.confirmed)
+	case err != nil && schemaError(err):
+		// DDL not yet seen in the stream: say which.
+		cur, rerr := readSchemas(ctx, a.conn, a.schema)
+		if rerr == nil {
+			if serr := stopOn(diffSchemas(a.schema, cur, a.ss.graph), a.confirmed, "while streaming"); serr != nil {
+				return serr
+			}
+		}
+		return fmt.Errorf("sync: %w", err)
 	case err != nil:
 		return fmt.Errorf("sync: %w", err)
 	}
@@ -330,7 +360,11 @@ func (a *applier) checkCaughtUp(ctx context.Context) error {
 	}
 	a.server = lsn
 	if a.confirmed >= lsn {
-		a.caughtUp = true
+		// Caught up means the table is right: not if DDL is pending.
+		if err := a.checkSchema(ctx, "before catching up"); err != nil {
+			return err
+		}
+		a.caughtUp = a.batch.Len() == 0
 	}
 	return nil
 }
@@ -413,7 +447,13 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 		return err
 	}
 	a.deletes.Add(int64(len(dels)))
-	return a.inSnapshot(ctx, []uint32{m.Xid}, func(tx *extract.Snapshot) error {
+	return a.render(ctx, []uint32{m.Xid}, sources)
+}
+
+// render puts the items of every row of sources, read in one snapshot
+// that sees the transactions xids.
+func (a *applier) render(ctx context.Context, xids []uint32, sources []*transform.Source) error {
+	return a.inSnapshot(ctx, xids, func(tx *extract.Snapshot) error {
 		var items []load.Item
 		flush := func() error {
 			err := a.write(ctx, items)
