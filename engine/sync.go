@@ -349,11 +349,15 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if err := checkDDLSinceLastSync(ctx, conn, cfg); err != nil {
+	if err := checkDDLSinceLastSync(ctx, conn, cfg, nil); err != nil {
 		return nil, err
 	}
 	ss, err := compileForStream(ctx, conn, cfg.Mapping)
 	if err != nil {
+		return nil, err
+	}
+	// Replica identities are judged by what the mapping needs.
+	if err := checkDDLSinceLastSync(ctx, conn, cfg, ss.graph); err != nil {
 		return nil, err
 	}
 	problems, err := replicationProblems(ctx, conn, ss.graph)
@@ -456,7 +460,9 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 // catalog (which would blame the mapping, or fit it and go on over items
 // rendered from the old definition). A new slot means a new load: nothing
 // to compare then.
-func checkDDLSinceLastSync(ctx context.Context, conn *pgx.Conn, cfg SyncConfig) error {
+//
+// Without g, a changed replica identity is not judged.
+func checkDDLSinceLastSync(ctx context.Context, conn *pgx.Conn, cfg SyncConfig, g *affect.Graph) error {
 	st, err := checkpoint.Load(cfg.StateFile)
 	if err != nil || !st.Complete || len(st.Schema) == 0 || st.MappingSHA256 != cfg.Mapping.Digest || st.Table != cfg.Table {
 		return nil // initialLoad judges the state file
@@ -465,7 +471,7 @@ func checkDDLSinceLastSync(ctx context.Context, conn *pgx.Conn, cfg SyncConfig) 
 	if err != nil || slot == nil {
 		return err
 	}
-	return checkRecordedSchema(ctx, conn, st, slot.ConfirmedFlush)
+	return checkRecordedSchema(ctx, conn, st, g, slot.ConfirmedFlush)
 }
 
 // slotReleaseWait is how long Sync waits for the server to release a slot

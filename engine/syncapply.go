@@ -137,7 +137,17 @@ func (a *applier) handle(ctx context.Context, m replicate.Message) error {
 		}
 	case replicate.KindChange:
 		a.changes.Add(1)
-		return a.batch.Add(m.Change)
+		err := a.batch.Add(m.Change)
+		var ie *affect.IdentityError
+		if errors.As(err, &ie) {
+			// The identity was changed after sync checked it: the WAL
+			// lacks these old values for good.
+			return kinded(ErrSchemaChanged, fmt.Errorf("sync: a change of %s (transaction %d) was written while the table's replica identity lacked columns: %w. "+
+				"Its old values are not in the WAL, so the items it affects cannot be found; the slot stays at %s. "+
+				"To go on: give the table the identity it needs, drop the slot and publication (migrate sync --drop), then sync again into a new or emptied table",
+				m.Change.Rel.Table, m.Xid, err, a.confirmed))
+		}
+		return err
 	case replicate.KindTruncate:
 		return a.truncate(ctx, m)
 	case replicate.KindRelation:
@@ -194,6 +204,15 @@ func (a *applier) round(ctx context.Context) error {
 		res, err = a.batch.Resolve(ctx, tx, a.maxFanout())
 		return err
 	})
+	if err != nil {
+		// DDL not yet seen in the stream makes queries fail, or rows
+		// render wrong: when it is that, say which.
+		if cur, rerr := readSchemas(ctx, a.conn, a.schema); rerr == nil {
+			if serr := stopOn(diffSchemas(a.schema, cur, a.ss.graph), a.confirmed, "while streaming"); serr != nil {
+				return serr
+			}
+		}
+	}
 	var fe *affect.FanoutError
 	var re *transform.RowError
 	switch {
@@ -201,15 +220,6 @@ func (a *applier) round(ctx context.Context) error {
 		return fmt.Errorf("sync: %w; nothing of its transaction was applied. Raise --max-fanout (%d) if this is expected, then sync again: the slot resumes at %s", fe, fe.Max, a.confirmed)
 	case errors.As(err, &re):
 		return fmt.Errorf("sync: bad row: %w; fix the row in the source, then sync again: the slot resumes at %s", re, a.confirmed)
-	case err != nil && schemaError(err):
-		// DDL not yet seen in the stream: say which.
-		cur, rerr := readSchemas(ctx, a.conn, a.schema)
-		if rerr == nil {
-			if serr := stopOn(diffSchemas(a.schema, cur, a.ss.graph), a.confirmed, "while streaming"); serr != nil {
-				return serr
-			}
-		}
-		return fmt.Errorf("sync: %w", err)
 	case err != nil:
 		return fmt.Errorf("sync: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/extract"
@@ -239,20 +238,12 @@ func readSchemas(ctx context.Context, q *pgx.Conn, rec []extract.TableSchema) ([
 // column the mapping names may be gone, and the mapping would be blamed.
 // It returns the error for changes sync cannot follow; the others are
 // followed once streaming starts.
-func checkRecordedSchema(ctx context.Context, q *pgx.Conn, st *checkpoint.State, confirmed replicate.LSN) error {
+func checkRecordedSchema(ctx context.Context, q *pgx.Conn, st *checkpoint.State, g *affect.Graph, confirmed replicate.LSN) error {
 	cur, err := readSchemas(ctx, q, st.Schema)
 	if err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
-	return stopOn(diffSchemas(st.Schema, cur, nil), confirmed, "since the last sync")
-}
-
-// schemaError says whether err is PostgreSQL refusing a query over an
-// object that does not exist or does not fit (SQLSTATE class 42), which
-// DDL causes.
-func schemaError(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && strings.HasPrefix(pe.Code, "42")
+	return stopOn(diffSchemas(st.Schema, cur, g), confirmed, "since the last sync")
 }
 
 // checkSchema compares the recorded definitions with the catalog. Changes
