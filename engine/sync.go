@@ -333,6 +333,12 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 // confirmed position advances only once DynamoDB acknowledged every item
 // of every transaction before it, so a crash only repeats work.
 //
+// DDL on a table the stream reads is followed when it adds columns (or
+// changes columns no entity reads): the mapping is compiled anew, and
+// items gaining a column with a default are rendered again. Any other
+// change stops it with ErrSchemaChanged, also on every later start, since
+// the items were rendered from the old definition.
+//
 // Sync returns when ctx ends (ErrInterrupted: the round in flight is
 // finished and confirmed first), when the stream caught up with
 // UntilCaughtUp, or on a failure. The slot stays in every case: it keeps
