@@ -236,6 +236,9 @@ type streamSource struct {
 	plan  *transform.Plan
 	graph *affect.Graph
 	cat   *mapping.Catalog
+	// schema is the definition of every table the stream reads, as the
+	// plan was compiled against it, its columns Mapped.
+	schema []extract.TableSchema
 }
 
 // compileForStream checks the mapping against the catalog and builds the
@@ -258,7 +261,16 @@ func compileForStream(ctx context.Context, conn *pgx.Conn, m *mapping.Mapping) (
 	if err != nil {
 		return nil, err
 	}
-	return &streamSource{plan: plan, graph: g, cat: cat}, nil
+	var names [][2]string
+	for _, t := range g.Tables() {
+		names = append(names, [2]string{t.Schema, t.Name})
+	}
+	schema, err := extract.ReadSchemas(ctx, snap, names)
+	if err != nil {
+		return nil, err
+	}
+	markMapped(schema, plan)
+	return &streamSource{plan: plan, graph: g, cat: cat, schema: schema}, nil
 }
 
 // replicationProblems are the reasons the source cannot feed a stream:
@@ -321,6 +333,12 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 // confirmed position advances only once DynamoDB acknowledged every item
 // of every transaction before it, so a crash only repeats work.
 //
+// DDL on a table the stream reads is followed when it adds columns (or
+// changes columns no entity reads): the mapping is compiled anew, and
+// items gaining a column with a default are rendered again. Any other
+// change stops it with ErrSchemaChanged, also on every later start, since
+// the items were rendered from the old definition.
+//
 // Sync returns when ctx ends (ErrInterrupted: the round in flight is
 // finished and confirmed first), when the stream caught up with
 // UntilCaughtUp, or on a failure. The slot stays in every case: it keeps
@@ -337,8 +355,15 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if err := checkDDLSinceLastSync(ctx, conn, cfg, nil); err != nil {
+		return nil, err
+	}
 	ss, err := compileForStream(ctx, conn, cfg.Mapping)
 	if err != nil {
+		return nil, err
+	}
+	// Replica identities are judged by what the mapping needs.
+	if err := checkDDLSinceLastSync(ctx, conn, cfg, ss.graph); err != nil {
 		return nil, err
 	}
 	problems, err := replicationProblems(ctx, conn, ss.graph)
@@ -406,6 +431,16 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	for _, s := range st.Shards {
 		ss.plan.SetShardCount(s.Entity, s.Index, s.Count)
 	}
+	// The definitions the items were rendered with: recorded by an earlier
+	// stream, else the ones compiled against before this load (DDL during
+	// the load then shows as a change).
+	schema := st.Schema
+	if len(schema) == 0 {
+		st.Schema, schema = ss.schema, ss.schema
+		if err := checkpoint.Save(cfg.StateFile, st); err != nil {
+			return res, kinded(ErrState, fmt.Errorf("sync: record the table definitions: %w", err))
+		}
+	}
 
 	if slot, err = replicate.ReadSlot(ctx, conn, cfg.Slot); err != nil || slot == nil {
 		return res, errors.Join(err, fmt.Errorf("sync: slot %s disappeared during the initial load", cfg.Slot))
@@ -418,11 +453,31 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 		return res, err
 	}
 	log.Info("streaming", "slot", cfg.Slot, "from", slot.ConfirmedFlush.String())
-	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush}
+	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush, schema: schema}
 	err = a.run(ctx)
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
 	cfg.Observer.Status(res.Final)
 	return res, err
+}
+
+// checkDDLSinceLastSync stops a sync that resumes a slot when a table
+// changed since the definitions an earlier stream recorded in a way the
+// stream cannot follow, before the mapping is compiled against the new
+// catalog (which would blame the mapping, or fit it and go on over items
+// rendered from the old definition). A new slot means a new load: nothing
+// to compare then.
+//
+// Without g, a changed replica identity is not judged.
+func checkDDLSinceLastSync(ctx context.Context, conn *pgx.Conn, cfg SyncConfig, g *affect.Graph) error {
+	st, err := checkpoint.Load(cfg.StateFile)
+	if err != nil || !st.Complete || len(st.Schema) == 0 || st.MappingSHA256 != cfg.Mapping.Digest || st.Table != cfg.Table {
+		return nil // initialLoad judges the state file
+	}
+	slot, err := replicate.ReadSlot(ctx, conn, cfg.Slot)
+	if err != nil || slot == nil {
+		return err
+	}
+	return checkRecordedSchema(ctx, conn, st, g, slot.ConfirmedFlush)
 }
 
 // slotReleaseWait is how long Sync waits for the server to release a slot

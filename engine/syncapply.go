@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,6 +44,11 @@ type applier struct {
 	// of the last transaction whose changes are all in it or applied.
 	pending, confirmed replicate.LSN
 	caughtUp           bool
+	// schema is the definition of the tables as the items were rendered
+	// with (the state file's record); following is set while a schema
+	// change is being followed.
+	schema    []extract.TableSchema
+	following bool
 
 	// counts
 	txns, changes, puts, deletes, rounds atomic.Int64
@@ -78,6 +84,10 @@ func (a *applier) run(ctx context.Context) error {
 	// position is then confirmed, and a restart repeats less. ctx only
 	// stops the loop between rounds.
 	work := context.WithoutCancel(ctx)
+	// DDL while no sync ran, or during the initial load.
+	if err := a.checkSchema(work, "since the items were rendered"); err != nil {
+		return err
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -89,6 +99,10 @@ func (a *applier) run(ctx context.Context) error {
 			streamErr <- err // for the deferred wait
 			return fmt.Errorf("sync: the replication stream stopped: %w", err)
 		case <-status.C:
+			// DDL with no change after it sends no Relation message: look.
+			if err := a.checkSchema(work, "while streaming"); err != nil {
+				return err
+			}
 			a.cfg.Observer.Status(a.status(ctx, false))
 		case <-check:
 			if err := a.checkCaughtUp(work); err != nil {
@@ -123,9 +137,26 @@ func (a *applier) handle(ctx context.Context, m replicate.Message) error {
 		}
 	case replicate.KindChange:
 		a.changes.Add(1)
-		return a.batch.Add(m.Change)
+		err := a.batch.Add(m.Change)
+		var ie *affect.IdentityError
+		if errors.As(err, &ie) {
+			// The identity was changed after sync checked it: the WAL
+			// lacks these old values for good.
+			return kinded(ErrSchemaChanged, fmt.Errorf("sync: a change of %s (transaction %d) was written while the table's replica identity lacked columns: %w. "+
+				"Its old values are not in the WAL, so the items it affects cannot be found; the slot stays at %s. "+
+				"To go on: give the table the identity it needs, drop the slot and publication (migrate sync --drop), then sync again into a new or emptied table",
+				m.Change.Rel.Table, m.Xid, err, a.confirmed))
+		}
+		return err
 	case replicate.KindTruncate:
 		return a.truncate(ctx, m)
+	case replicate.KindRelation:
+		// Sent before the first change of a table after DDL changed it;
+		// what it says is as of that change, the catalog is as of now,
+		// and rounds read rows now: the catalog decides.
+		if i := slices.IndexFunc(a.schema, func(t extract.TableSchema) bool { return t.Schema == m.Rel.Schema && t.Name == m.Rel.Name }); i >= 0 && relationDiffers(m.Rel, a.schema[i]) {
+			return a.checkSchema(ctx, "(the stream describes table "+m.Rel.Table.String()+" anew)")
+		}
 	case replicate.KindCommit:
 		a.inTxn = false
 		a.txns.Add(1)
@@ -173,6 +204,15 @@ func (a *applier) round(ctx context.Context) error {
 		res, err = a.batch.Resolve(ctx, tx, a.maxFanout())
 		return err
 	})
+	if err != nil {
+		// DDL not yet seen in the stream makes queries fail, or rows
+		// render wrong: when it is that, say which.
+		if cur, rerr := readSchemas(ctx, a.conn, a.schema); rerr == nil {
+			if serr := stopOn(diffSchemas(a.schema, cur, a.ss.graph), a.confirmed, "while streaming"); serr != nil {
+				return serr
+			}
+		}
+	}
 	var fe *affect.FanoutError
 	var re *transform.RowError
 	switch {
@@ -330,7 +370,11 @@ func (a *applier) checkCaughtUp(ctx context.Context) error {
 	}
 	a.server = lsn
 	if a.confirmed >= lsn {
-		a.caughtUp = true
+		// Caught up means the table is right: not if DDL is pending.
+		if err := a.checkSchema(ctx, "before catching up"); err != nil {
+			return err
+		}
+		a.caughtUp = a.batch.Len() == 0
 	}
 	return nil
 }
@@ -413,7 +457,13 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 		return err
 	}
 	a.deletes.Add(int64(len(dels)))
-	return a.inSnapshot(ctx, []uint32{m.Xid}, func(tx *extract.Snapshot) error {
+	return a.render(ctx, []uint32{m.Xid}, sources)
+}
+
+// render puts the items of every row of sources, read in one snapshot
+// that sees the transactions xids.
+func (a *applier) render(ctx context.Context, xids []uint32, sources []*transform.Source) error {
+	return a.inSnapshot(ctx, xids, func(tx *extract.Snapshot) error {
 		var items []load.Item
 		flush := func() error {
 			err := a.write(ctx, items)

@@ -68,6 +68,10 @@ const (
 	// KindPosition says the server has sent every transaction that
 	// committed before LSN (a keepalive; between transactions only).
 	KindPosition
+	// KindRelation describes a table (Rel), before the first change of it
+	// the stream sends, and again before the first change after its
+	// definition changed (DDL); inside a transaction.
+	KindRelation
 )
 
 // Message is one event of the stream, in WAL order. Changes and truncates
@@ -80,6 +84,7 @@ type Message struct {
 	Time      time.Time
 	Change    *Change
 	Truncated []Table
+	Rel       *Relation
 }
 
 // Op is the kind of a row change.
@@ -120,6 +125,7 @@ type RelationColumn struct {
 	// sent as a key (Change.OldKeyOnly) holds only these.
 	Key     bool
 	TypeOID uint32
+	TypeMod int32
 }
 
 // Column returns the index of the named column, or -1.
@@ -353,7 +359,7 @@ func (s *Stream) status(ctx context.Context, reply bool) error {
 }
 
 // decode turns one pgoutput message into a Message; ok is false for
-// messages that only update the stream's own state (relations, types).
+// messages that only update the stream's own state (types, origins).
 func (s *Stream) decode(data []byte) (Message, bool, error) {
 	if len(data) == 0 {
 		return Message{}, false, nil
@@ -366,10 +372,10 @@ func (s *Stream) decode(data []byte) (Message, bool, error) {
 	case *pglogrepl.RelationMessage:
 		rel := &Relation{ID: m.RelationID, Table: Table{Schema: m.Namespace, Name: m.RelationName}, Identity: m.ReplicaIdentity}
 		for _, c := range m.Columns {
-			rel.Columns = append(rel.Columns, RelationColumn{Name: c.Name, Key: c.Flags&1 != 0, TypeOID: c.DataType})
+			rel.Columns = append(rel.Columns, RelationColumn{Name: c.Name, Key: c.Flags&1 != 0, TypeOID: c.DataType, TypeMod: c.TypeModifier})
 		}
 		s.relations[m.RelationID] = rel
-		return Message{}, false, nil
+		return Message{Kind: KindRelation, Xid: s.xid, Rel: rel}, true, nil
 	case *pglogrepl.BeginMessage:
 		s.inTxn, s.xid = true, m.Xid
 		return Message{Kind: KindBegin, Xid: m.Xid, LSN: m.FinalLSN, Time: m.CommitTime}, true, nil

@@ -226,6 +226,9 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		return nil
 	case errors.Is(err, engine.ErrNotReplicable):
 		return usageError{err}
+	case slotMade && errors.Is(err, engine.ErrSchemaChanged):
+		// Continuing would stop again: the items need a new load.
+		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; after this schema change remove it with:\n  %s\nthen sync again into a new or emptied table\n", slot, res.Final.Confirmed, dropCmd)
 	case slotMade:
 		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, res.Final.Confirmed, again, dropCmd)
 	}
