@@ -102,8 +102,8 @@ type SyncObserver interface {
 	// created or reused, before anything is read: a caller prints the
 	// slot's name here, so that a slot is never left behind unnamed.
 	Slot(SlotInfo)
-	// Status is called every SyncConfig.StatusEvery while streaming, and
-	// once more at the end.
+	// Status is called when streaming begins, every SyncConfig.StatusEvery
+	// while it goes on, and once more at the end.
 	Status(SyncStatus)
 }
 
@@ -149,6 +149,42 @@ type SyncStatus struct {
 	// CaughtUp: every change up to ServerLSN is applied.
 	CaughtUp bool
 	Done     bool // the final call
+
+	// Received is the position of the last message the stream delivered.
+	Received replicate.LSN
+	// LagSince is the oldest moment at which this sync saw WAL on the
+	// source that it has not applied yet; zero when caught up. It comes
+	// from samples of the source's WAL position (every second) and from
+	// commit times, so the lag it gives is true while the server decodes
+	// old WAL and sends nothing. It errs short, never long: by up to one
+	// sample (a second), and WAL already waiting when the sync started
+	// counts from the sync's start.
+	LagSince time.Time
+	// SlotRetainedBytes is the WAL the slot holds back on the source
+	// (-1 when it could not be read).
+	SlotRetainedBytes int64
+	// TableChanges counts the row changes read, by source table
+	// (schema.table); Entities the items written and deleted, by entity.
+	TableChanges map[string]int64
+	Entities     map[string]SyncEntity
+	// Writes counts the DynamoDB work of the stream's rounds.
+	Writes SyncWrites
+}
+
+// SyncEntity counts one entity's items since Sync started.
+type SyncEntity struct {
+	Put, Deleted int64
+}
+
+// SyncWrites counts DynamoDB calls and retries of a sync's rounds.
+type SyncWrites struct {
+	Calls          int64
+	ThrottledCalls int64 // calls throttled, or answered with UnprocessedItems
+	Retries        int64 // item sends beyond the first
+	Throttled      int64 // item sends throttled
+	// LastError is when a round last saw a failed call (retried): zero
+	// when none has.
+	LastError time.Time
 }
 
 // SyncResult is what a sync did.

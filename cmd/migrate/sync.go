@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/replicate"
@@ -46,6 +47,7 @@ type syncOpts struct {
 	statusEvery       time.Duration
 	quiet             bool
 	summaryJSON       string
+	metrics           metricsOpts
 
 	pgFrom string
 }
@@ -71,6 +73,9 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	}
 	if o.statusEvery <= 0 {
 		return usagef("sync: --status-every must be positive")
+	}
+	if err := o.metrics.validate("sync"); err != nil {
+		return err
 	}
 	for _, n := range []struct{ flag, name string }{{"--slot", o.slot}, {"--publication", o.publication}} {
 		if n.name != "" {
@@ -143,6 +148,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the outcome as JSON to this file")
+	o.metrics.register(f, true)
 	return cmd
 }
 
@@ -177,7 +183,15 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		return err
 	}
 	prog := newProgress(g, o.quiet)
-	obs := &syncObserver{progress: prog, stderr: g.stderr, quiet: o.quiet, dropCmd: dropCmd}
+	var obs engine.SyncObserver = &syncObserver{progress: prog, stderr: g.stderr, quiet: o.quiet, dropCmd: dropCmd}
+	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "sync", StatusEvery: o.statusEvery})
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	if mst != nil {
+		obs = metrics.WrapSync(obs, mst)
+	}
 	cfg := engine.SyncConfig{
 		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
 		Writer: load.Config{
