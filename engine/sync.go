@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/extract"
@@ -85,6 +86,11 @@ type SyncConfig struct {
 	MaxBatch int
 	// StatusEvery is how often Observer.Status is called. Default 10s.
 	StatusEvery time.Duration
+	// MaxSlotWAL guards the source's disk: from slot creation on, past
+	// 80% of it Sync warns, and once the slot holds this much WAL Sync
+	// stops (even inside a round retrying against a stalled target) and
+	// drops the slot, returning ErrSlotWALLimit. 0: no limit.
+	MaxSlotWAL int64
 
 	// Observer receives the initial load's progress, the slot and the
 	// stream's status. Default: none.
@@ -415,7 +421,7 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 
 	var snapshot string
 	if slot == nil {
-		created, err := replicate.CreateSlot(ctx, repl, cfg.Slot)
+		created, err := createSlot(ctx, repl, conn, cfg.Slot, log)
 		if err != nil {
 			return nil, err
 		}
@@ -426,7 +432,22 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	}
 	cfg.Observer.Slot(res.Slot)
 
+	// From here on the slot holds WAL: the guard watches it, and its
+	// stop ends the initial load and the stream alike.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if cfg.MaxSlotWAL > 0 {
+		guarded := make(chan struct{})
+		defer func() { stop(nil); <-guarded }()
+		go func() {
+			defer close(guarded)
+			slotGuard{pgURL: cfg.Postgres, slot: cfg.Slot, limit: cfg.MaxSlotWAL, log: log}.run(ctx, stop)
+		}()
+	}
 	if res.Load, err = initialLoad(ctx, cfg, snapshot, res.Slot.SlotCreated, log); err != nil {
+		if errors.Is(context.Cause(ctx), ErrSlotWALLimit) {
+			return res, dropForLimit(ctx, cfg, repl, res.Slot.ConfirmedFlush)
+		}
 		return res, err
 	}
 	// The table may have changed since the load (a resumed sync): it must
@@ -458,7 +479,22 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	err = a.run(ctx)
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
 	cfg.Observer.Status(res.Final)
+	if errors.Is(err, ErrSlotWALLimit) {
+		return res, dropForLimit(ctx, cfg, repl, res.Final.Confirmed)
+	}
 	return res, err
+}
+
+// dropForLimit drops the slot once the guard stopped the sync, and says
+// how to start again.
+func dropForLimit(ctx context.Context, cfg SyncConfig, repl *pgconn.PgConn, confirmed replicate.LSN) error {
+	cause := context.Cause(ctx)
+	_ = repl.Close(context.WithoutCancel(ctx))
+	if err := dropAfterLimit(ctx, cfg.Postgres, cfg.Slot); err != nil {
+		return fmt.Errorf("sync: %w; dropping the slot failed, drop it now (migrate sync --drop, or SELECT pg_drop_replication_slot('%s')): %v", cause, cfg.Slot, err)
+	}
+	return fmt.Errorf("sync: %w. The slot %s was dropped to protect the source's disk; the table holds every change up to %s. "+
+		"To sync again, run the same command: it creates a new slot and loads the table afresh (then migrate prune removes items of rows deleted meanwhile)", cause, cfg.Slot, confirmed)
 }
 
 // slotReleaseWait is how long Sync waits for the server to release a slot

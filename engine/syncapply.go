@@ -50,6 +50,7 @@ type applier struct {
 	lastLatency                          time.Duration
 	server                               replicate.LSN
 	received                             replicate.LSN
+	lastMessage                          time.Time
 	tableChanges                         map[string]int64
 	entities                             map[string]SyncEntity
 	writes                               SyncWrites
@@ -72,7 +73,7 @@ func (a *applier) run(ctx context.Context) error {
 	}()
 
 	a.batch = a.ss.graph.NewBatch()
-	a.lastStatus = time.Now()
+	a.lastStatus, a.lastMessage = time.Now(), time.Now()
 	status := time.NewTicker(a.cfg.StatusEvery)
 	defer status.Stop()
 	sample := time.NewTicker(time.Second)
@@ -88,11 +89,22 @@ func (a *applier) run(ctx context.Context) error {
 	}
 	// A round, once begun, runs to its end even when ctx ends: its
 	// position is then confirmed, and a restart repeats less. ctx only
-	// stops the loop between rounds.
-	work := context.WithoutCancel(ctx)
+	// stops the loop between rounds; but the slot guard (--max-slot-wal)
+	// ends the round too.
+	work, cancelWork := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelWork(nil)
+	stopWork := context.AfterFunc(ctx, func() {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
+			cancelWork(cause)
+		}
+	})
+	defer stopWork()
 	for {
 		select {
 		case <-ctx.Done():
+			if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
+				return cause
+			}
 			// Finish what was received: the round is applied and
 			// confirmed, so that a restart repeats less.
 			err := a.apply(work)
@@ -128,6 +140,9 @@ func (a *applier) run(ctx context.Context) error {
 
 // handle takes one message of the stream.
 func (a *applier) handle(ctx context.Context, m replicate.Message) error {
+	if m.Kind != replicate.KindPosition {
+		a.lastMessage = time.Now() // keepalives come while the server reads old WAL too
+	}
 	if m.LSN > a.received {
 		a.received = m.LSN
 	}
@@ -265,7 +280,9 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 	close(ch)
 	// Once sent, a round is written to its end even when ctx ends: its
 	// position is then confirmed, and a restart repeats less.
-	st, err := w.Write(context.WithoutCancel(ctx), ch)
+	// ctx is the loop's work context: it outlives an interruption, but
+	// not the slot guard.
+	st, err := w.Write(ctx, ch)
 	a.writes.Calls += st.Calls
 	a.writes.ThrottledCalls += st.ThrottledCalls
 	a.writes.Retries += st.Total.Retries
@@ -275,6 +292,9 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 	}
 	if err != nil {
 		a.writes.LastError = time.Now()
+		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
+			return cause
+		}
 		var ie *load.ItemError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
@@ -408,6 +428,16 @@ func (a *applier) status(ctx context.Context, done bool) SyncStatus {
 		s.SlotRetainedBytes = slot.RetainedBytes
 	}
 	cancel()
+	// A long silence while the source is ahead is the server reading old
+	// WAL (from the slot's restart point, kept by a transaction that was
+	// open when the slot was made or by a long one since): say so, the
+	// status line alone would look like a stall.
+	quiet := now.Sub(a.lastMessage)
+	if !done && !s.CaughtUp && s.LagBytes > 0 && quiet > 5*time.Second {
+		a.log.Warn("sync: nothing received from the slot while the source is ahead: the server is reading WAL it must decode before the next change",
+			"silent", quiet.Round(time.Second).String(), "behind", bytesText(s.LagBytes), "retained", bytesText(max(s.SlotRetainedBytes, 0)),
+			"lag", (time.Duration(s.LagSeconds) * time.Second).String())
+	}
 	s.TableChanges = make(map[string]int64, len(a.tableChanges))
 	for k, v := range a.tableChanges {
 		s.TableChanges[k] = v

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -48,6 +49,7 @@ type syncOpts struct {
 	quiet             bool
 	summaryJSON       string
 	metrics           metricsOpts
+	maxSlotWAL        string
 
 	pgFrom string
 }
@@ -75,6 +77,9 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 		return usagef("sync: --status-every must be positive")
 	}
 	if err := o.metrics.validate("sync"); err != nil {
+		return err
+	}
+	if _, err := o.maxSlotWALBytes(); err != nil {
 		return err
 	}
 	for _, n := range []struct{ flag, name string }{{"--slot", o.slot}, {"--publication", o.publication}} {
@@ -149,6 +154,8 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the outcome as JSON to this file")
 	o.metrics.register(f, true)
+	cmd.AddCommand(newSyncStatusCmd(g))
+	f.StringVar(&o.maxSlotWAL, "max-slot-wal", "", "guard the source's disk: warn at 80% and, once the slot holds this much WAL (e.g. 20GiB), stop and drop the slot (default: no limit)")
 	return cmd
 }
 
@@ -201,6 +208,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
 		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.logger,
 	}
+	cfg.MaxSlotWAL, _ = o.maxSlotWALBytes()
 	res, err := engine.Sync(ctx, cfg)
 	prog.stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
 	if res != nil && res.Load != nil {
@@ -442,4 +450,17 @@ func checkForSync(ctx context.Context, g *globals, m *mapping.Mapping, url strin
 		return usagef("%s keep the source from feeding sync", plural(len(problems), "problem"))
 	}
 	return nil
+}
+
+// maxSlotWALBytes reads --max-slot-wal: a size such as 20GiB (binary
+// units: 20GB means the same), 0 when not given.
+func (o *syncOpts) maxSlotWALBytes() (int64, error) {
+	if o.maxSlotWAL == "" {
+		return 0, nil
+	}
+	n, err := units.RAMInBytes(o.maxSlotWAL)
+	if err != nil || n <= 0 {
+		return 0, usagef("sync: --max-slot-wal must be a size such as 512MiB or 20GiB, not %q", o.maxSlotWAL)
+	}
+	return n, nil
 }
