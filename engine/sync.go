@@ -367,7 +367,7 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 // finished and confirmed first), when the stream caught up with
 // UntilCaughtUp, or on a failure. The slot stays in every case: it keeps
 // WAL on the server until DropSync removes it.
-func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
+func Sync(ctx context.Context, cfg SyncConfig) (_ *SyncResult, err error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -438,16 +438,24 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	defer stop(nil)
 	if cfg.MaxSlotWAL > 0 {
 		guarded := make(chan struct{})
-		defer func() { stop(nil); <-guarded }()
+		defer func() {
+			// Whatever step the guard interrupted, the slot goes.
+			if errors.Is(context.Cause(ctx), ErrSlotWALLimit) {
+				confirmed := res.Slot.ConfirmedFlush
+				if res.Final.Confirmed > confirmed {
+					confirmed = res.Final.Confirmed
+				}
+				err = dropForLimit(ctx, cfg, repl, confirmed)
+			}
+			stop(nil)
+			<-guarded
+		}()
 		go func() {
 			defer close(guarded)
 			slotGuard{pgURL: cfg.Postgres, slot: cfg.Slot, limit: cfg.MaxSlotWAL, log: log}.run(ctx, stop)
 		}()
 	}
 	if res.Load, err = initialLoad(ctx, cfg, snapshot, res.Slot.SlotCreated, log); err != nil {
-		if errors.Is(context.Cause(ctx), ErrSlotWALLimit) {
-			return res, dropForLimit(ctx, cfg, repl, res.Slot.ConfirmedFlush)
-		}
 		return res, err
 	}
 	// The table may have changed since the load (a resumed sync): it must
@@ -479,9 +487,6 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	err = a.run(ctx)
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
 	cfg.Observer.Status(res.Final)
-	if errors.Is(err, ErrSlotWALLimit) {
-		return res, dropForLimit(ctx, cfg, repl, res.Final.Confirmed)
-	}
 	return res, err
 }
 

@@ -88,6 +88,13 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	stopNotice := context.AfterFunc(ctx, func() {
+		var sig interruptSignal
+		if errors.As(context.Cause(ctx), &sig) {
+			fmt.Fprintf(g.stderr, "interrupted (%s): finishing in-flight work (press Ctrl-C again to exit now)\n", sig.sig)
+		}
+	})
+	defer stopNotice()
 	err := root.ExecuteContext(ctx)
 	errOut := g.stderr
 	if jl, ok := g.stderr.(*jsonLines); ok {

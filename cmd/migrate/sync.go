@@ -234,6 +234,8 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		return nil
 	case errors.Is(err, engine.ErrNotReplicable):
 		return usageError{err}
+	case errors.Is(err, engine.ErrSlotWALLimit):
+		// The slot was dropped (or the message says how to drop it).
 	case slotMade:
 		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, res.Final.Confirmed, again, dropCmd)
 	}
