@@ -2,11 +2,16 @@ package metrics
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/engine"
@@ -155,5 +160,63 @@ func TestRunReadiness(t *testing.T) {
 	}
 	if strings.Contains(body, "migrate_sync_") {
 		t.Error("a run serves sync metrics")
+	}
+}
+
+// The Grafana dashboard, the README's metrics table and its alert rules
+// name only metrics the collector serves.
+func TestDashboardMetricsExist(t *testing.T) {
+	t.Parallel()
+	served := map[string]bool{"migrate_build_info": true} // registered beside the collector
+	ch := make(chan *prometheus.Desc, 64)
+	go func() { NewCollector(NewState(Config{})).Describe(ch); close(ch) }()
+	fq := regexp.MustCompile(`fqName: "([a-z_]+)"`)
+	for d := range ch {
+		served[fq.FindStringSubmatch(d.String())[1]] = true
+	}
+	data, err := os.ReadFile("../../deploy/grafana/migrate-sync.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(data, &dash); err != nil {
+		t.Fatalf("dashboard: %v", err)
+	}
+	if len(dash.Panels) < 5 {
+		t.Errorf("dashboard has %d panels", len(dash.Panels))
+	}
+	var texts []string
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			texts = append(texts, tg.Expr)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	for _, line := range strings.Split(string(readme), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "| `migrate_") || strings.HasPrefix(trimmed, "expr: migrate_") {
+			texts = append(texts, trimmed)
+			rows++
+		}
+	}
+	if rows < 15 {
+		t.Errorf("found %d metric rows and alert rules in the README", rows)
+	}
+	name := regexp.MustCompile(`migrate_[a-z_]*[a-z]`)
+	for _, text := range texts {
+		for _, n := range name.FindAllString(text, -1) {
+			if !served[n] {
+				t.Errorf("%q is named (%s) but not served", n, text)
+			}
+		}
 	}
 }
