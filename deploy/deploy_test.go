@@ -95,3 +95,58 @@ func TestStrictDecodeCatchesTypos(t *testing.T) {
 		t.Errorf("a misspelt field decoded: %v", err)
 	}
 }
+
+// The compose file's sync service has what the README promises: the
+// metrics port, a health check by the image's probe, restart on failure,
+// its state on a named volume and time to stop.
+func TestComposeSyncService(t *testing.T) {
+	data, err := os.ReadFile("../docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compose struct {
+		Services map[string]struct {
+			Profiles    []string
+			Image       string
+			Command     []string
+			Volumes     []string
+			Ports       []string
+			Restart     string
+			StopSignal  string `json:"stop_signal"`
+			StopGrace   string `json:"stop_grace_period"`
+			Healthcheck struct{ Test []string }
+		}
+		Volumes map[string]any
+	}
+	if err := yaml.Unmarshal(data, &compose); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := compose.Services["sync"]
+	if !ok {
+		t.Fatal("no sync service")
+	}
+	cmd := strings.Join(s.Command, " ")
+	for _, want := range []string{"sync", "--metrics-addr=0.0.0.0:9464", "--log-format=json", "--max-slot-wal="} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("command %q lacks %q", cmd, want)
+		}
+	}
+	if got := strings.Join(s.Healthcheck.Test, " "); got != "CMD /migrate probe http://127.0.0.1:9464/healthz" {
+		t.Errorf("health check %q", got)
+	}
+	if !strings.HasPrefix(s.Restart, "on-failure") || s.StopSignal != "SIGTERM" || s.StopGrace == "" {
+		t.Errorf("restart %q, stop signal %q, grace %q", s.Restart, s.StopSignal, s.StopGrace)
+	}
+	if !slices.Contains(s.Volumes, "sync-state:/state") {
+		t.Errorf("volumes %v", s.Volumes)
+	}
+	if _, ok := compose.Volumes["sync-state"]; !ok {
+		t.Error("the volume sync-state is not declared")
+	}
+	if !slices.Contains(s.Ports, "127.0.0.1:9464:9464") {
+		t.Errorf("ports %v: want the metrics port on 127.0.0.1", s.Ports)
+	}
+	if !slices.Contains(s.Profiles, "sync") {
+		t.Errorf("profiles %v: `make up` would start it", s.Profiles)
+	}
+}

@@ -44,6 +44,10 @@ func TestSyncOpsE2E(t *testing.T) {
 		t.Parallel()
 		testCutover(t, bin, endpoint)
 	})
+	t.Run("slot creation waits", func(t *testing.T) {
+		t.Parallel()
+		testSlotCreationWait(t, bin, endpoint)
+	})
 	t.Run("least privilege", func(t *testing.T) {
 		t.Parallel()
 		testSyncLeastPrivilege(t, bin, endpoint)
@@ -395,5 +399,60 @@ func testSyncLeastPrivilege(t *testing.T, bin, endpoint string) {
 		"--state", filepath.Join(s.dir, "state.json"))
 	if code != 0 || !strings.Contains(out, "IDENTICAL") {
 		t.Errorf("verify after a sync as %s: exit %d\n%s\n%s", role, code, out, errOut)
+	}
+}
+
+// testSlotCreationWait holds a transaction open while sync creates its
+// slot: sync says what it waits for (the blocking backend's pid and age)
+// until the transaction ends, then goes on.
+func testSlotCreationWait(t *testing.T, bin, endpoint string) {
+	s := newSyncSource(t, bin, endpoint, 20)
+	s.exec(t, "ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL; CREATE TABLE blocker (x int)")
+	conn, err := pgx.Connect(t.Context(), s.pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var pid int32
+	if err := conn.QueryRow(t.Context(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(t.Context(), "INSERT INTO blocker VALUES (1)"); err != nil { // an xid: slot creation waits for it
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(s.dir, "stderr.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := s.cmd(endpoint, "--create-table", "--until-caught-up", "--quiet")
+	cmd.Stdout, cmd.Stderr = io.Discard, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("pid %d (postgres", pid)
+	waitFor(t, "sync to name the open transaction", time.Minute, func() bool {
+		data, _ := os.ReadFile(logPath)
+		return strings.Contains(string(data), "waits until the transactions open on the source end") && strings.Contains(string(data), want)
+	})
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			data, _ := os.ReadFile(logPath)
+			t.Fatalf("sync after the transaction ended: %v\n%s", err, data)
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("sync did not finish within 2 minutes of the transaction's end")
 	}
 }
