@@ -42,6 +42,7 @@ type State struct {
 	runStarted bool
 	runDone    bool
 	failedAt   time.Time
+	retriedAt  time.Time // a run's: when its progress last showed a retried call
 	now        func() time.Time
 }
 
@@ -161,6 +162,11 @@ func (o *runObserver) Started(r engine.RunStart) {
 
 func (o *runObserver) Progress(p engine.Progress) {
 	o.s.mu.Lock()
+	prev := o.s.progress.Writes
+	if p.Writes.Retries > prev.Retries || p.Writes.ThrottledCalls > prev.ThrottledCalls {
+		// A call failed (and was retried) since the last report.
+		o.s.retriedAt = o.s.now()
+	}
 	o.s.progress = p
 	o.s.runDone = o.s.runDone || p.Done
 	o.s.mu.Unlock()
@@ -239,6 +245,16 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	lastError := s.failedAt
+	if s.command != "sync" {
+		w := s.progress.Writes
+		counter(descCalls, float64(w.Calls))
+		counter(descThrottledCall, float64(w.ThrottledCalls))
+		counter(descRetries, float64(w.Retries))
+		counter(descThrottled, float64(w.Throttled))
+		if s.retriedAt.After(lastError) {
+			lastError = s.retriedAt
+		}
+	}
 	if s.command == "sync" {
 		st := s.syncStatus
 		if st.Writes.LastError.After(lastError) {

@@ -143,7 +143,8 @@ func TestRunReadiness(t *testing.T) {
 	}
 	obs := WrapRun(engine.NopObserver{}, s)
 	obs.Started(engine.RunStart{})
-	obs.Progress(engine.Progress{Entities: []engine.EntityProgress{{Entity: "Book", RowsRead: 3, ItemsWritten: 2, Rejects: 1}}})
+	obs.Progress(engine.Progress{Entities: []engine.EntityProgress{{Entity: "Book", RowsRead: 3, ItemsWritten: 2, Rejects: 1}},
+		Writes: engine.WriteProgress{Calls: 5, ThrottledCalls: 2, Retries: 7, Throttled: 6}})
 	if ok, why := s.Ready(); !ok {
 		t.Errorf("not ready after start: %s", why)
 	}
@@ -153,13 +154,17 @@ func TestRunReadiness(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = srv.Close(context.Background()) })
 	_, body := get(t, "http://"+srv.Addr()+"/metrics")
-	for _, want := range []string{`migrate_rows_read_total{entity="Book"} 3`, `migrate_items_written_total{entity="Book"} 2`, `migrate_rejects_total{entity="Book"} 1`} {
+	for _, want := range []string{`migrate_rows_read_total{entity="Book"} 3`, `migrate_items_written_total{entity="Book"} 2`, `migrate_rejects_total{entity="Book"} 1`,
+		"migrate_dynamodb_calls_total 5\n", "migrate_dynamodb_throttled_calls_total 2\n", "migrate_dynamodb_retries_total 7\n", "migrate_dynamodb_throttled_items_total 6\n"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
 	if strings.Contains(body, "migrate_sync_") {
 		t.Error("a run serves sync metrics")
+	}
+	if v := regexp.MustCompile(`migrate_last_error_timestamp_seconds (\S+)`).FindStringSubmatch(body); v == nil || v[1] == "0" {
+		t.Errorf("the retried calls left no last error time: %v", v)
 	}
 }
 
