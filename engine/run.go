@@ -411,7 +411,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 	}
 
-	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}, targetKind: info.Kind}
+	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}, targetKind: info.Kind, target: target}
 	var estimates map[string]int64
 	if _, nop := cfg.Observer.(NopObserver); !nop {
 		if estimates, err = src.estimates(ctx); err != nil {
@@ -528,6 +528,11 @@ func (r *runner) reportProgress(start time.Time) (stop func()) {
 		p := Progress{Elapsed: time.Since(start), Done: done}
 		for _, es := range r.order {
 			p.Entities = append(p.Entities, es.progress())
+		}
+		if ws, ok := r.target.(writeStatser); ok {
+			if st, ok := ws.WriteStats(); ok {
+				p.Writes = WriteProgress{Calls: st.Calls, ThrottledCalls: st.ThrottledCalls, Retries: st.Total.Retries, Throttled: st.Total.Throttled}
+			}
 		}
 		return p
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/extract"
@@ -85,6 +86,11 @@ type SyncConfig struct {
 	MaxBatch int
 	// StatusEvery is how often Observer.Status is called. Default 10s.
 	StatusEvery time.Duration
+	// MaxSlotWAL guards the source's disk: from slot creation on, past
+	// 80% of it Sync warns, and once the slot holds this much WAL Sync
+	// stops (even inside a round retrying against a stalled target) and
+	// drops the slot, returning ErrSlotWALLimit. 0: no limit.
+	MaxSlotWAL int64
 
 	// Observer receives the initial load's progress, the slot and the
 	// stream's status. Default: none.
@@ -102,8 +108,8 @@ type SyncObserver interface {
 	// created or reused, before anything is read: a caller prints the
 	// slot's name here, so that a slot is never left behind unnamed.
 	Slot(SlotInfo)
-	// Status is called every SyncConfig.StatusEvery while streaming, and
-	// once more at the end.
+	// Status is called when streaming begins, every SyncConfig.StatusEvery
+	// while it goes on, and once more at the end.
 	Status(SyncStatus)
 }
 
@@ -149,6 +155,42 @@ type SyncStatus struct {
 	// CaughtUp: every change up to ServerLSN is applied.
 	CaughtUp bool
 	Done     bool // the final call
+
+	// Received is the position of the last message the stream delivered.
+	Received replicate.LSN
+	// LagSince is the oldest moment at which this sync saw WAL on the
+	// source that it has not applied yet; zero when caught up. It comes
+	// from samples of the source's WAL position (every second) and from
+	// commit times, so the lag it gives is true while the server decodes
+	// old WAL and sends nothing. It errs short, never long: by up to one
+	// sample (a second), and WAL already waiting when the sync started
+	// counts from the sync's start.
+	LagSince time.Time
+	// SlotRetainedBytes is the WAL the slot holds back on the source
+	// (-1 when it could not be read).
+	SlotRetainedBytes int64
+	// TableChanges counts the row changes read, by source table
+	// (schema.table); Entities the items written and deleted, by entity.
+	TableChanges map[string]int64
+	Entities     map[string]SyncEntity
+	// Writes counts the DynamoDB work of the stream's rounds.
+	Writes SyncWrites
+}
+
+// SyncEntity counts one entity's items since Sync started.
+type SyncEntity struct {
+	Put, Deleted int64
+}
+
+// SyncWrites counts DynamoDB calls and retries of a sync's rounds.
+type SyncWrites struct {
+	Calls          int64
+	ThrottledCalls int64 // calls throttled, or answered with UnprocessedItems
+	Retries        int64 // item sends beyond the first
+	Throttled      int64 // item sends throttled
+	// LastError is when a round last saw a failed call (retried): zero
+	// when none has.
+	LastError time.Time
 }
 
 // SyncResult is what a sync did.
@@ -343,7 +385,7 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 // finished and confirmed first), when the stream caught up with
 // UntilCaughtUp, or on a failure. The slot stays in every case: it keeps
 // WAL on the server until DropSync removes it.
-func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
+func Sync(ctx context.Context, cfg SyncConfig) (_ *SyncResult, err error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -404,7 +446,7 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 
 	var snapshot string
 	if slot == nil {
-		created, err := replicate.CreateSlot(ctx, repl, cfg.Slot)
+		created, err := createSlot(ctx, repl, conn, cfg.Slot, log)
 		if err != nil {
 			return nil, err
 		}
@@ -415,6 +457,29 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	}
 	cfg.Observer.Slot(res.Slot)
 
+	// From here on the slot holds WAL: the guard watches it, and its
+	// stop ends the initial load and the stream alike.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if cfg.MaxSlotWAL > 0 {
+		guarded := make(chan struct{})
+		defer func() {
+			// Whatever step the guard interrupted, the slot goes.
+			if errors.Is(context.Cause(ctx), ErrSlotWALLimit) {
+				confirmed := res.Slot.ConfirmedFlush
+				if res.Final.Confirmed > confirmed {
+					confirmed = res.Final.Confirmed
+				}
+				err = dropForLimit(ctx, cfg, repl, confirmed)
+			}
+			stop(nil)
+			<-guarded
+		}()
+		go func() {
+			defer close(guarded)
+			slotGuard{pgURL: cfg.Postgres, slot: cfg.Slot, limit: cfg.MaxSlotWAL, log: log}.run(ctx, stop)
+		}()
+	}
 	if res.Load, err = initialLoad(ctx, cfg, snapshot, res.Slot.SlotCreated, log); err != nil {
 		return res, err
 	}
@@ -478,6 +543,18 @@ func checkDDLSinceLastSync(ctx context.Context, conn *pgx.Conn, cfg SyncConfig, 
 		return err
 	}
 	return checkRecordedSchema(ctx, conn, st, g, slot.ConfirmedFlush)
+}
+
+// dropForLimit drops the slot once the guard stopped the sync, and says
+// how to start again.
+func dropForLimit(ctx context.Context, cfg SyncConfig, repl *pgconn.PgConn, confirmed replicate.LSN) error {
+	cause := context.Cause(ctx)
+	_ = repl.Close(context.WithoutCancel(ctx))
+	if err := dropAfterLimit(ctx, cfg.Postgres, cfg.Slot); err != nil {
+		return fmt.Errorf("sync: %w; dropping the slot failed, drop it now (migrate sync --drop, or SELECT pg_drop_replication_slot('%s')): %v", cause, cfg.Slot, err)
+	}
+	return fmt.Errorf("sync: %w. The slot %s was dropped to protect the source's disk; the table holds every change up to %s. "+
+		"To sync again, run the same command: it creates a new slot and loads the table afresh (then migrate prune removes items of rows deleted meanwhile)", cause, cfg.Slot, confirmed)
 }
 
 // slotReleaseWait is how long Sync waits for the server to release a slot

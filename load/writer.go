@@ -41,6 +41,8 @@ type Writer struct {
 	scratch  []byte
 
 	running atomic.Bool
+	// live is the tally of the running (or last) Write, for Stats.
+	live    atomic.Pointer[tally]
 	reached atomic.Bool // DynamoDB answered at least once
 }
 
@@ -128,6 +130,7 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 	r := &run{w: w, tally: newTally(),
 		slots:   make(chan struct{}, w.cfg.Concurrency),
 		backing: make(chan struct{}, backoffFactor*w.cfg.Concurrency)}
+	w.live.Store(r.tally)
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
 	defer cancel(nil)
@@ -432,4 +435,14 @@ func (r *run) result(parent context.Context) error {
 		return errs[0]
 	}
 	return errors.Join(errs...)
+}
+
+// Stats returns the counts of the Write running now, or of the last one,
+// so far: a progress report reads it while Write goes on.
+func (w *Writer) Stats() Stats {
+	t := w.live.Load()
+	if t == nil {
+		return Stats{}
+	}
+	return t.snapshot()
 }

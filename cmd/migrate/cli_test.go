@@ -232,18 +232,39 @@ func TestLogFormatJSON(t *testing.T) {
 	if code != exitFailure {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	var logged int
-	for _, line := range strings.Split(errOut, "\n") {
-		if strings.HasPrefix(line, "{") {
+	// Every line is a JSON object, the fatal error included.
+	jsonLines := func(errOut string) (errors []string) {
+		t.Helper()
+		for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
 			var v map[string]any
-			if err := json.Unmarshal([]byte(line), &v); err != nil || v["msg"] == nil || v["level"] == nil {
+			if err := json.Unmarshal([]byte(line), &v); err != nil || v["msg"] == nil || v["level"] == nil || v["time"] == nil {
 				t.Errorf("not a JSON log line: %s (%v)", line, err)
 			}
-			logged++
+			if v["level"] == "ERROR" {
+				errors = append(errors, v["msg"].(string))
+			}
 		}
+		return errors
 	}
-	if logged == 0 || !strings.Contains(errOut, `"msg":"the run recorded in the state file is complete; starting a new run"`) {
+	errs := jsonLines(errOut)
+	if !strings.Contains(errOut, `"msg":"the run recorded in the state file is complete; starting a new run"`) {
 		t.Errorf("no JSON log lines:\n%s", errOut)
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "migrate: ") {
+		t.Errorf("the fatal error is not one JSON ERROR record: %q\n%s", errs, errOut)
+	}
+	// A mapping problem (before any command runs) and a flag error, too.
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("version: 1\ntable: T\nentitiez: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runCLI(t, "--log-format", "json", "validate", bad)
+	if errs := jsonLines(errOut); code != exitUsage || len(errs) == 0 || !strings.Contains(strings.Join(errs, "\n"), "bad.yaml:") {
+		t.Errorf("bad mapping: exit %d, errors %q\n%s", code, errs, errOut)
+	}
+	_, errOut, code = runCLI(t, "--log-format", "json", "run", "--no-such-flag")
+	if errs := jsonLines(errOut); code != exitUsage || len(errs) == 0 || !strings.Contains(errs[0], "unknown flag: --no-such-flag") {
+		t.Errorf("flag error: exit %d, errors %q\n%s", code, errs, errOut)
 	}
 	if _, errOut, code := runCLI(t, "--log-format", "xml", "validate", m); code != exitUsage || !strings.Contains(errOut, "--log-format must be text or json") {
 		t.Errorf("--log-format xml: exit %d\n%s", code, errOut)

@@ -16,6 +16,7 @@ import (
 	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -75,6 +76,7 @@ type exportOpts struct {
 	quiet       bool
 	summaryJSON string
 	par         readerFlags
+	metrics     metricsOpts
 
 	pgFrom        string
 	rejectFileSet bool
@@ -166,6 +168,9 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			if err := o.metrics.validate("export"); err != nil {
+				return err
+			}
 			return runExport(cmd.Context(), g, o, cmd)
 		},
 	}
@@ -190,6 +195,7 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the run's summary as JSON to this file")
 	o.par.register(f)
+	o.metrics.register(f, false)
 	return cmd
 }
 
@@ -207,6 +213,11 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		return err
 	}
 	prog := newProgress(g, o.quiet)
+	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "export"})
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	res, err := export.Export(ctx, export.Config{
 		Run: engine.RunConfig{
 			Mapping:       m,
@@ -219,7 +230,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 			Resume:        o.resume,
 			Fresh:         o.fresh,
 			ResumeCommand: resume,
-			Observer:      prog,
+			Observer:      observeRun(prog, mst),
 			Logger:        prog.logger,
 			Readers:       o.par.readers,
 			RangeRows:     o.par.rangeRows,

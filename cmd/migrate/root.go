@@ -90,8 +90,26 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	stopNotice := context.AfterFunc(ctx, func() {
+		var sig interruptSignal
+		if errors.As(context.Cause(ctx), &sig) {
+			fmt.Fprintf(g.stderr, "interrupted (%s): finishing in-flight work (press Ctrl-C again to exit now)\n", sig.sig)
+		}
+	})
+	defer stopNotice()
 	err := root.ExecuteContext(ctx)
-	code := outcome(root, args, err, stderr)
+	errOut := g.stderr
+	if jl, ok := g.stderr.(*jsonLines); ok {
+		jl.setLevel("ERROR")
+		defer jl.Flush()
+	} else if g.logFormat == "json" {
+		// Parsing failed before the command started: its error is JSON too.
+		jl := newJSONLines(stderr)
+		jl.setLevel("ERROR")
+		defer jl.Flush()
+		errOut = jl
+	}
+	code := outcome(root, args, err, errOut)
 	var ee exitError
 	if code == exitUsage && !errors.As(err, &ee) && detailedExitCode(args) {
 		// plan --detailed-exitcode says "changes" with 2: an error is 1.
@@ -173,6 +191,11 @@ Exit codes: 0 success, 1 failure, 2 usage or mapping error (plan
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if g.logFormat != "text" && g.logFormat != "json" {
 				return usagef("--log-format must be text or json, not %q", g.logFormat)
+			}
+			if g.logFormat == "json" {
+				if _, ok := g.stderr.(*jsonLines); !ok {
+					g.stderr = newJSONLines(g.stderr)
+				}
 			}
 			g.logger = g.newLogger(g.stderr)
 			return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -49,6 +50,7 @@ type runOpts struct {
 	profiles    profiles
 
 	fromExportOpts // run --from-export (fromexport.go)
+	metrics        metricsOpts
 	par            readerFlags
 
 	// Set by the command from the flags, not flags themselves.
@@ -63,6 +65,9 @@ func (o *runOpts) validate() error {
 	}
 	if o.pg == "" && o.fromExport == "" {
 		return usagef("run: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	}
+	if err := o.metrics.validate("run"); err != nil {
+		return err
 	}
 	if err := o.fromExportOpts.validate(); err != nil {
 		return err
@@ -202,6 +207,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the run (go tool pprof)")
 	o.fromExportOpts.register(f)
+	o.metrics.register(f, false)
 	o.par.register(f)
 	return cmd
 }
@@ -224,6 +230,11 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		return err
 	}
 	prog := newProgress(g, o.quiet)
+	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "run"})
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	cfg := engine.RunConfig{
 		Export:      exp,
 		Mapping:     m,
@@ -248,7 +259,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		Resume:        o.resume,
 		Fresh:         o.fresh,
 		ResumeCommand: resume,
-		Observer:      prog,
+		Observer:      observeRun(prog, mst),
 		Logger:        prog.logger,
 		Readers:       o.par.readers,
 		RangeRows:     o.par.rangeRows,
