@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -14,8 +15,8 @@ func main() {
 }
 
 func run() int {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 
 	// First SIGINT/SIGTERM cancels ctx so the pipeline can drain and
 	// checkpoint (execute says so, in the log's format); a second one
@@ -24,7 +25,10 @@ func run() int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-sigs
-		cancel(interruptSignal{sig})
+		// The engine tells an interruption by context.Canceled: the
+		// signal itself goes beside the context, for the notice.
+		interruptedBy.Store(sig.String())
+		cancel()
 		<-sigs
 		os.Exit(exitInterrupted)
 	}()
@@ -33,7 +37,5 @@ func run() int {
 	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
-// interruptSignal is the cause of a context a signal cancelled.
-type interruptSignal struct{ sig os.Signal }
-
-func (e interruptSignal) Error() string { return "interrupted by " + e.sig.String() }
+// interruptedBy names the signal that cancelled the command's context.
+var interruptedBy atomic.Value

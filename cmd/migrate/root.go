@@ -91,9 +91,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	stopNotice := context.AfterFunc(ctx, func() {
-		var sig interruptSignal
-		if errors.As(context.Cause(ctx), &sig) {
-			fmt.Fprintf(g.stderr, "interrupted (%s): finishing in-flight work (press Ctrl-C again to exit now)\n", sig.sig)
+		if sig, ok := interruptedBy.Load().(string); ok {
+			fmt.Fprintf(g.stderr, "interrupted (%s): finishing in-flight work (press Ctrl-C again to exit now)\n", sig)
 		}
 	})
 	defer stopNotice()

@@ -255,9 +255,11 @@ func testSlotGuard(t *testing.T, bin, endpoint string) {
 	// A change the sync must write (and cannot), then WAL past the limit.
 	s.exec(t, "UPDATE authors SET name = name || ' (stalled)' WHERE author_id = (SELECT min(author_id) FROM authors)")
 	waitFor(t, "the sync to try a write", time.Minute, func() bool { return proxy.held.Load() > 0 || exited(cmd) })
-	for i := 0; i < 12 && !exited(cmd); i++ {
-		s.exec(t, "INSERT INTO wal_filler SELECT repeat(md5(g::text), 32) FROM generate_series(1, 6000) g")
-		time.Sleep(300 * time.Millisecond)
+	// WAL in steps of about 3 MiB, slower than the guard looks (every 2 s),
+	// so that it sees the slot between 80% and the limit.
+	for i := 0; i < 40 && !exited(cmd); i++ {
+		s.exec(t, "INSERT INTO wal_filler SELECT repeat(md5(g::text), 32) FROM generate_series(1, 2500) g")
+		time.Sleep(2500 * time.Millisecond)
 	}
 	waitFor(t, "the guard to stop the sync", 2*time.Minute, func() bool { return exited(cmd) })
 	res := wait(cmd)
