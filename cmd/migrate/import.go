@@ -23,6 +23,7 @@ type importOpts struct {
 	dryRun               bool
 	poll                 time.Duration
 	summaryJSON          string
+	calls                callFlags
 }
 
 func newImportCmd(g *globals) *cobra.Command {
@@ -59,6 +60,9 @@ number of items than the export holds, or the table exists; 2 usage;
 			case o.poll <= 0:
 				return usagef("import: --poll must be positive")
 			}
+			if err := o.calls.validate("import"); err != nil {
+				return err
+			}
 			return runImport(cmd.Context(), g, o)
 		},
 	}
@@ -72,6 +76,7 @@ number of items than the export holds, or the table exists; 2 usage;
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the ImportTable request; call nothing")
 	f.DurationVar(&o.poll, "poll", export.DefaultPollEvery, "how often to ask DynamoDB how the import goes")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the result as JSON to this file")
+	o.calls.register(f, true)
 	return cmd
 }
 
@@ -94,7 +99,7 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 				"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
 		}}
 	if !o.dryRun {
-		if cfg.DynamoDB, err = load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger}); err != nil {
+		if cfg.DynamoDB, err = load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger)); err != nil {
 			return err
 		}
 	}

@@ -28,6 +28,7 @@ type proveOpts struct {
 	maxDetails         int
 	seed               uint64
 	consistent         bool
+	calls              callFlags
 }
 
 func newProveCmd(g *globals) *cobra.Command {
@@ -63,6 +64,9 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 			if o.format != "text" && o.format != "markdown" && o.format != "json" {
 				return usagef("prove: --format must be text, markdown or json, not %q", o.format)
 			}
+			if err := o.calls.validate("prove"); err != nil {
+				return err
+			}
 			shards, err := parseShards(o.shards)
 			if err != nil {
 				return err
@@ -85,6 +89,7 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 	f.Uint64Var(&o.seed, "seed", prove.DefaultSeed, "seed of the sample: the same seed, the same parameter sets")
 	f.IntVar(&o.maxDetails, "max-details", 1, "differences shown per pattern")
 	f.BoolVar(&o.consistent, "consistent", true, "strongly consistent reads of the table and local indexes")
+	o.calls.register(f, true)
 	return cmd
 }
 
@@ -110,7 +115,7 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if len(m.AccessPatterns) == 0 {
 		return usagef("prove: %s declares no accessPatterns", o.mapping)
 	}
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger})
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger))
 	if err != nil {
 		return err
 	}
