@@ -108,9 +108,10 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConns = max(t.MaxIdleConns, 2*cc.Concurrency)
 			t.MaxIdleConnsPerHost = 2 * cc.Concurrency
-			// For the writer's direct calls, which do not go through the
-			// SDK's stack and its per-attempt limit (the Writer bounds them).
-			t.ResponseHeaderTimeout = cc.CallTimeout
+			// A backstop: the SDK's calls have a deadline per attempt
+			// (callLimits) and the writer's direct calls their own, which
+			// end first and say which limit ran out.
+			t.ResponseHeaderTimeout = cc.CallTimeout + time.Second
 			t.TLSHandshakeTimeout = cc.DialTimeout + 2*time.Second
 			// A request of 25 bookstore-sized items, headers included,
 			// goes out in one write (see bodyClient).

@@ -54,8 +54,8 @@ func retryHint(err error) string {
 	if !errors.Is(err, load.ErrBatchTimeout) && !errors.Is(err, load.ErrRetryLimit) {
 		return ""
 	}
-	var timeout *load.CallTimeoutError
-	if errors.As(err, &timeout) {
+	var timeout interface{ Timeout() bool }
+	if errors.As(err, &timeout) && timeout.Timeout() {
 		return "the last calls got no answer within --call-timeout: if DynamoDB (or a local engine on a busy machine) is this slow, " +
 			"raise --call-timeout and --max-batch-elapsed"
 	}
