@@ -5,11 +5,16 @@
 #
 #   make docker                         # image pgdynamo/migrate:dev
 #   docker run --rm pgdynamo/migrate:dev version
-#   docker run --rm -e MIGRATE_PG_URL -e AWS_REGION -e AWS_ACCESS_KEY_ID -e AWS_SECRET_ACCESS_KEY \
-#     -v "$PWD:/work" -w /work pgdynamo/migrate:dev plan --mapping mapping.yaml
+#
+# It runs as nobody. /state (the working directory: state files, reject
+# files, reports) and /tmp (sort spills) are nobody's, so a named volume
+# mounted on /state is writable as it is; a host directory mounted there
+# needs `--user "$(id -u):$(id -g)"` (see the README).
 FROM scratch
 COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY migrate /migrate
-# Run as nobody; state files and reports go where -w points (a volume).
+COPY --chown=65534:65534 state/ /state/
+COPY --chown=65534:65534 tmp/ /tmp/
+WORKDIR /state
 USER 65534:65534
 ENTRYPOINT ["/migrate"]

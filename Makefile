@@ -20,7 +20,10 @@ SERVICES := bash scripts/services.sh
 # The build time `migrate version` reports (Go's build info has only the
 # commit's time).
 BUILD_TIME := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS := -X main.buildTime=$(BUILD_TIME)
+# The commit, stamped in as well: Go's own VCS stamp is missing where git
+# cannot be asked (a tarball, a build as another user than the clone's).
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+LDFLAGS := -X main.buildTime=$(BUILD_TIME) -X main.revision=$(REVISION)
 GORELEASER_VERSION ?= v2.16.0
 # The image `make docker` builds, and the CA bundle it copies in.
 IMAGE ?= pgdynamo/migrate:dev
@@ -39,10 +42,10 @@ build: ## Build bin/migrate
 
 docker: ## Build the image $(IMAGE): a static binary and CA certificates on scratch; pulls nothing
 	@test -s $(CA_BUNDLE) || { echo "no CA bundle at $(CA_BUNDLE) (apt-get install ca-certificates, or make docker CA_BUNDLE=...)"; exit 1; }
-	mkdir -p bin/docker
+	mkdir -p bin/docker/state bin/docker/tmp
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o bin/docker/migrate ./cmd/migrate
 	cp $(CA_BUNDLE) bin/docker/ca-certificates.crt
-	docker build --pull=false -f Dockerfile -t $(IMAGE) bin/docker
+	docker build --pull=false -f Dockerfile --label org.opencontainers.image.revision=$(REVISION) -t $(IMAGE) bin/docker
 	docker run --rm $(IMAGE) --version
 
 release-check: ## Check .goreleaser.yaml and build every release target into dist/ (goreleaser from the Go module proxy)

@@ -63,6 +63,10 @@ type Config struct {
 	PricePerGBImport float64
 	ImportGBPerHour  float64
 	ImportOverhead   time.Duration
+	// ExportFileSize is the uncompressed size of an export's data files
+	// the import path counts files at, against Import from S3's limit.
+	// Default DefaultExportFileSize.
+	ExportFileSize int64
 }
 
 // Defaults.
@@ -80,6 +84,7 @@ func (c Config) WithDefaults() Config {
 	c.PricePerGBImport = cmp.Or(c.PricePerGBImport, DefaultPricePerGBImport)
 	c.ImportGBPerHour = cmp.Or(c.ImportGBPerHour, DefaultImportGBPerHour)
 	c.ImportOverhead = cmp.Or(c.ImportOverhead, DefaultImportOverhead)
+	c.ExportFileSize = cmp.Or(c.ExportFileSize, DefaultExportFileSize)
 	return c
 }
 

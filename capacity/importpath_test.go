@@ -71,3 +71,23 @@ func TestImportPath(t *testing.T) {
 		t.Errorf("import at $1000/GB: cheaper %s", got)
 	}
 }
+
+func TestImportFileLimit(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	if n := ImportFiles(64*mib*MaxImportFiles, DefaultExportFileSize); n != MaxImportFiles {
+		t.Errorf("ImportFiles at the limit: %d", n)
+	}
+	if s := FileLimit(64*mib*MaxImportFiles, DefaultExportFileSize); s != "" {
+		t.Errorf("FileLimit at the limit: %q", s)
+	}
+	// 4 TiB in 64 MiB files is 65,536 files.
+	got := FileLimit(4<<40, DefaultExportFileSize)
+	want := "65536 files of 64MiB, and Import from S3 takes at most 50000 files per import: export with --file-size 93MiB or more"
+	if got != want {
+		t.Errorf("FileLimit(4 TiB) = %q, want %q", got, want)
+	}
+	if n := ImportFiles(4<<40, FileSizeForImport(4<<40)); n > MaxImportFiles {
+		t.Errorf("the suggested size still needs %d files", n)
+	}
+}

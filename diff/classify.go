@@ -29,18 +29,18 @@ func (k Kind) String() string {
 }
 
 // Classify decides what a Pair is. owns reports whether a target item
-// with that entity attribute value and encoded key (the Pair's) is the
-// mapping's to write: one it could have produced. A target item that it
+// (its entity attribute value and attributes) with that encoded key (the
+// Pair's) is the mapping's to write: one it could have produced. A target item that it
 // does not own is foreign, never stale. Changes are returned for Change
 // only, from the target item (old) to the first expected item (new).
-func Classify(p Pair, owns func(entity string, key []byte) bool) (Kind, []Change) {
+func Classify(p Pair, owns func(r Record, key []byte) bool) (Kind, []Change) {
 	switch {
 	case len(p.Expected) == 0 && len(p.Target) == 0:
 		return KindUnchanged, nil
 	case len(p.Target) == 0:
 		return KindCreate, nil
 	case len(p.Expected) == 0:
-		if owns(p.Target[0].Entity, p.Key) {
+		if owns(p.Target[0], p.Key) {
 			return KindStale, nil
 		}
 		return KindForeign, nil

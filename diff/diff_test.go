@@ -304,9 +304,9 @@ func TestJoinAndClassify(t *testing.T) {
 		rec("Invoice", "C#3", "ZZZ"),
 		rec("Customer", "OTHER#1", "PROFILE"), // an owned entity name, but not a key it writes
 	)
-	owns := func(e string, key []byte) bool {
+	owns := func(r Record, key []byte) bool {
 		k, err := DecodeKey(key)
-		return err == nil && (e == "Customer" || e == "Order") && !strings.HasPrefix(k.PK, "OTHER#")
+		return err == nil && (r.Entity == "Customer" || r.Entity == "Order") && !strings.HasPrefix(k.PK, "OTHER#")
 	}
 	var got []string
 	err := Join(expected, target, func(p Pair) error {

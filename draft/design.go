@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jinzhu/inflection"
+
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -45,10 +47,11 @@ type entity struct {
 	edge     *[2]side
 	children []*entity // entities sharing this one's partition
 
-	pk, sk  string
-	indexes []indexUse
-	offers  []offer
-	renamed map[string]string // column → attribute, for columns whose name is reserved
+	pk, sk   string
+	indexes  []indexUse
+	offers   []offer
+	patterns []*accessPattern  // what its key and index entries answer
+	renamed  map[string]string // column → attribute, for columns whose name is reserved
 }
 
 // side is one end of an adjacency list: the foreign key to it and the key
@@ -61,9 +64,12 @@ type side struct {
 
 // indexUse is an entity's key in one GSI.
 type indexUse struct {
+	slot    int // the index is GSI<slot>
 	pk, sk  string
 	comment string
-	pattern pattern
+	// pattern is the access pattern the entry serves; its slot is set
+	// once the entry has one.
+	pattern *accessPattern
 }
 
 // offer is an embed offered to a parent (rule 1): the children of one
@@ -75,13 +81,6 @@ type offer struct {
 	as, by   string
 	observed int64
 	max      int64
-}
-
-// pattern is an access pattern a choice serves, for the comments.
-type pattern struct {
-	what string // "the orders of a customer"
-	op   string // GetItem or Query
-	cond string // PK=CUSTOMER#<customer_id>, SK begins_with ORDER#
 }
 
 // design is the whole draft before it is written.
@@ -105,6 +104,7 @@ func newDesign(src *Source, opt Options) *design {
 	d.assignIndexes()
 	d.offerEmbeds()
 	d.reserveNames()
+	d.buildPatterns()
 	return d
 }
 
@@ -353,11 +353,17 @@ func (d *design) order() {
 
 // placeholders writes "{a}#{b}", padding integers when pad is set.
 func placeholders(t *mapping.Table, cols []string, pad bool) string {
+	return placeholdersNamed(t, cols, pad, identity)
+}
+
+// placeholdersNamed writes the placeholders of columns under other names
+// (an access pattern's parameters), padded by the columns' types.
+func placeholdersNamed(t *mapping.Table, cols []string, pad bool, name func(string) string) string {
 	parts := make([]string, len(cols))
-	for i, name := range cols {
-		parts[i] = "{" + name + "}"
-		if c := t.Column(name); pad && c != nil && c.Type.Kind == pgkind.Int {
-			parts[i] = fmt.Sprintf("{%s:%d}", name, intWidth(c.Type.Name))
+	for i, col := range cols {
+		parts[i] = "{" + name(col) + "}"
+		if c := t.Column(col); pad && c != nil && c.Type.Kind == pgkind.Int {
+			parts[i] = fmt.Sprintf("{%s:%d}", name(col), intWidth(c.Type.Name))
 		}
 	}
 	return strings.Join(parts, separator)
@@ -435,6 +441,19 @@ func (d *design) assignIndexes() {
 	for _, e := range d.entities {
 		var uses []indexUse
 		used := map[*ForeignKey]bool{e.parentFK: true}
+		if e.parent != nil && !subset(mapped(e.parentFK, e.parent.key), e.key) {
+			// The partition key is the parent's, and the parent's key is
+			// not part of this entity's: without the parent's id a GetItem
+			// cannot name the item. An entry under its own key in an
+			// overloaded index reads it by its key alone.
+			uses = append(uses, indexUse{
+				pk: e.prefix + separator + placeholders(e.table, e.key, false),
+				sk: e.prefix,
+				comment: fmt.Sprintf("the item lives in its %s's partition, named by %s, which the key of %s does not hold; this entry in an overloaded index reads it by %s alone",
+					e.parent.single(), strings.Join(mapped(e.parentFK, e.parent.key), ", "), article(e.single()), strings.Join(e.key, ", ")),
+				pattern: d.byKeyPattern(e),
+			})
+		}
 		if e.edge != nil {
 			a, b := e.edge[0], e.edge[1]
 			used[a.fk], used[b.fk] = true, true
@@ -442,8 +461,7 @@ func (d *design) assignIndexes() {
 				pk:      b.prefix + separator + placeholders(e.table, b.fk.Columns, false),
 				sk:      a.prefix + separator + placeholders(e.table, minus(a.fk.Columns, b.fk.Columns), true),
 				comment: "rule 6: the inverted adjacency list",
-				pattern: pattern{what: fmt.Sprintf("the %s of %s (%s)", plural(a), article(singularOf(b)), human(e.table.Name, false)), op: "Query",
-					cond: fmt.Sprintf("%%s PK=%s%s<%s>", b.prefix, separator, strings.Join(b.fk.Columns, ">"+separator+"<"))},
+				pattern: d.edgePattern(e, b, a),
 			})
 		}
 		uniqueRefs := map[string]bool{}
@@ -467,7 +485,7 @@ func (d *design) assignIndexes() {
 				pk:      prefix + separator + placeholders(e.table, fk.Columns, false),
 				sk:      e.identity(),
 				comment: comment,
-				pattern: pattern{what: what, op: "Query", cond: fmt.Sprintf("%%s PK=%s%s<%s>", prefix, separator, strings.Join(fk.Columns, ">"+separator+"<"))},
+				pattern: d.foreignKeyPattern(e, fk, prefix, what),
 			})
 		}
 		for _, u := range e.table.Unique {
@@ -483,19 +501,50 @@ func (d *design) assignIndexes() {
 				pk:      prefix + separator + placeholders(e.table, u, false),
 				sk:      e.prefix,
 				comment: comment,
-				pattern: pattern{what: fmt.Sprintf("%s by %s", article(human(e.table.Name, true)), columnsPhrase(u)), op: "Query",
-					cond: fmt.Sprintf("%%s PK=%s%s<%s>", prefix, separator, strings.Join(u, ">"+separator+"<"))},
+				pattern: d.lookupPattern(e, u, prefix),
 			})
 		}
-		if len(uses) > maxIndexes {
-			for _, u := range uses[maxIndexes:] {
-				d.dropped = append(d.dropped, fmt.Sprintf("%s: %s (pk %q)", e.name, u.pattern.what, u.pk))
-			}
-			uses = uses[:maxIndexes]
-		}
-		e.indexes = uses
-		d.nIndexes = max(d.nIndexes, len(uses))
+		e.indexes = d.allocate(e, uses)
 	}
+}
+
+// allocate gives each of an entity's index entries the first GSI the
+// entity does not use yet and where no other entity's entry could answer
+// the entry's pattern (or the other way round): one GSI serves many
+// entities (overloading), and the sort key conditions of the patterns keep
+// them apart. Entries beyond DynamoDB's 20 GSIs are dropped and listed.
+func (d *design) allocate(e *entity, uses []indexUse) []indexUse {
+	var out []indexUse
+	mine := map[int]bool{}
+next:
+	for _, u := range uses {
+		for slot := 1; slot <= maxIndexes; slot++ {
+			if mine[slot] || d.slotConflict(slot, u) {
+				continue
+			}
+			u.slot = slot
+			u.pattern.slot = slot
+			mine[slot] = true
+			d.nIndexes = max(d.nIndexes, slot)
+			out = append(out, u)
+			continue next
+		}
+		d.dropped = append(d.dropped, fmt.Sprintf("%s: %s (pk %q)", e.name, u.pattern.what, u.pk))
+	}
+	return out
+}
+
+// slotConflict reports whether another entity's entry in GSI<slot> could
+// be read by u's pattern, or u's entry by another's.
+func (d *design) slotConflict(slot int, u indexUse) bool {
+	for _, o := range d.entities {
+		for _, ou := range o.indexes {
+			if ou.slot == slot && (u.pattern.reads(ou.pk, ou.sk) || ou.pattern.reads(u.pk, u.sk)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // columnsPhrase names columns for people: [customer_id label] → "customer
@@ -526,13 +575,8 @@ func singularOf(s side) string {
 
 // pluralize makes an English noun phrase plural by its last word.
 func pluralize(p string) string {
-	switch {
-	case strings.HasSuffix(p, "y") && !strings.HasSuffix(p, "ay") && !strings.HasSuffix(p, "ey") && !strings.HasSuffix(p, "oy"):
-		return p[:len(p)-1] + "ies"
-	case strings.HasSuffix(p, "s"), strings.HasSuffix(p, "x"), strings.HasSuffix(p, "ch"), strings.HasSuffix(p, "sh"):
-		return p + "es"
-	}
-	return p + "s"
+	i := strings.LastIndexByte(p, ' ') + 1
+	return p[:i] + inflection.Plural(p[i:])
 }
 
 func (e *entity) single() string { return human(e.table.Name, true) }

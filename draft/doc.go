@@ -19,12 +19,17 @@
 //   - a pure join table (its primary key made of two foreign keys) becomes an
 //     adjacency list, with the inverted index answering the other side
 //     (rule 6);
+//   - a child whose key does not hold its parent's key (so that its
+//     partition cannot be named from its own key) gets an entry under its
+//     own key in an index, so that every entity is read by its key;
 //   - each other unique key becomes a lookup index;
 //   - children whose observed maximum per parent is small are offered to the
 //     parent as embeds (rule 1), commented out, with max from the data.
 //
-// The indexes are overloaded: an entity's first index use goes to GSI1,
-// its second to GSI2 and so on, so the draft needs as many GSIs as the
-// entity that needs most. Comments name the access pattern each choice
-// serves.
+// The indexes are overloaded: each index entry of an entity goes to the
+// first GSI the entity does not use yet and where no other entity's entry
+// could answer its pattern (nor it theirs), so the draft needs about as
+// many GSIs as the entity that needs most. Comments name the access
+// pattern each choice serves, and the accessPatterns section writes each
+// one out with its SQL, for "migrate prove" (patterns.go).
 package draft

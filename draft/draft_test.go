@@ -2,6 +2,7 @@ package draft
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -138,6 +139,66 @@ func TestSyntheticDraft(t *testing.T) {
 	}
 }
 
+// Every entity is read by its own primary key: a pattern of it alone whose
+// parameters are its key columns, by GetItem on the table, or on an index
+// where its partition is its parent's and the parent's key is not part of
+// its own (a person under its category). Each pattern reads only the
+// entities its SQL asks.
+func TestDraftReadsEveryEntityByKey(t *testing.T) {
+	t.Parallel()
+	d := newDesign(syntheticSource(), Options{})
+	byKey := map[string]string{}
+	for _, e := range d.entities {
+		for _, ap := range e.patterns {
+			if ap.left != "" {
+				t.Errorf("%s: %s left out: %s", e.name, ap.what, ap.left)
+			}
+			if len(ap.members) == 1 && ap.members[0].e == e && sameSet(ap.members[0].cols, e.key) && byKey[e.name] == "" {
+				byKey[e.name] = fmt.Sprintf("%s %s %s", ap.name, ap.op, ap.cond())
+			}
+		}
+	}
+	want := map[string]string{
+		"Category":     "category GetItem PK=CATEGORY#<category_id>, SK=CATEGORY",
+		"Person":       "person Query GSI1 PK=PERSON#<person_id>, SK=PERSON",
+		"Customer":     "customer GetItem PK=CUSTOMER#<customer_id>, SK=CUSTOMER#",
+		"CustomerNote": "customerNote Query GSI1 PK=CUSTOMER_NOTE#<note_id>, SK=CUSTOMER_NOTE",
+		"OrderLine":    "orderLine Query GSI1 PK=ORDER_LINE#<line_id>, SK=ORDER_LINE",
+		"Friendship":   "friendship GetItem PK=USER#<user_id>, SK=FRIEND#<friend_id>",
+	}
+	for name, w := range want {
+		if byKey[name] != w {
+			t.Errorf("%s by its key: %q, want %q", name, byKey[name], w)
+		}
+	}
+	if len(byKey) != len(d.entities) {
+		t.Errorf("read by key: %v; entities: %d", byKey, len(d.entities))
+	}
+}
+
+// An index entry goes to the first GSI where no other entity's entry has
+// keys its pattern could read: two foreign keys named alike (a pk shape
+// PARENT#{...}) with sort keys of one prefix cannot share a GSI.
+func TestAllocateAvoidsLookalikes(t *testing.T) {
+	t.Parallel()
+	d := &design{}
+	a := &entity{name: "A", indexes: []indexUse{{slot: 1, pk: "PARENT#{x}", sk: "NODE#{id:19}",
+		pattern: &accessPattern{slot: 1, pk: keyPart{prefix: "PARENT", cols: []string{"x"}}, sk: keyPart{prefix: "NODE#"}, skOp: "begins_with"}}}}
+	a.indexes[0].pattern.members = []member{{a, []string{"x"}}}
+	a.table = &mapping.Table{Name: "a", Columns: []mapping.Column{col("x", pgkind.Int, "bigint", true)}}
+	d.entities = []*entity{a}
+	b := &entity{name: "B", table: &mapping.Table{Name: "b", Columns: []mapping.Column{col("y", pgkind.Int, "bigint", true)}}}
+	mk := func(sk, lit string) indexUse {
+		u := indexUse{pk: "PARENT#{y}", sk: sk, pattern: &accessPattern{pk: keyPart{prefix: "PARENT", cols: []string{"y"}}, sk: keyPart{prefix: lit}, skOp: "begins_with"}}
+		u.pattern.members = []member{{b, []string{"y"}}}
+		return u
+	}
+	got := d.allocate(b, []indexUse{mk("NODE#{id:19}", "NODE#"), mk("LEAF#{id:19}", "LEAF#")})
+	if len(got) != 2 || got[0].slot != 2 || got[1].slot != 1 {
+		t.Errorf("slots %+v: want the look-alike in GSI2 and the other in GSI1", got)
+	}
+}
+
 // --embed writes exactly the offered blocks, uncommented.
 func TestAcceptEmbeds(t *testing.T) {
 	t.Parallel()
@@ -194,6 +255,7 @@ func TestNames(t *testing.T) {
 		"customers": "Customer", "order_items": "OrderItem", "addresses": "Address", "categories": "Category",
 		"statuses": "Status", "people": "Person", "job_history": "JobHistory", "OrderLines": "OrderLine",
 		"boxes": "Box", "bus": "Bus", "order lines": "OrderLine", "2fa_codes": "T2faCode", "news": "News",
+		"warehouses": "Warehouse", "analyses": "Analysis", "indices": "Index", "children": "Child", "movies": "Movie",
 	} {
 		if got := entityName(in); got != want {
 			t.Errorf("entityName(%q) = %q, want %q", in, got, want)
@@ -222,7 +284,7 @@ func TestNames(t *testing.T) {
 			t.Errorf("tableName(%q) = %q, want %q, a valid name", in, got, want)
 		}
 	}
-	for in, want := range map[string]string{"friend": "friends", "category": "categories", "box": "boxes", "day": "days", "order item": "order items"} {
+	for in, want := range map[string]string{"friend": "friends", "category": "categories", "box": "boxes", "day": "days", "order item": "order items", "job history": "job histories", "person": "people"} {
 		if got := pluralize(in); got != want {
 			t.Errorf("pluralize(%q) = %q, want %q", in, got, want)
 		}
@@ -231,5 +293,119 @@ func TestNames(t *testing.T) {
 		if got := headroom(observed); got != want {
 			t.Errorf("headroom(%d) = %d, want %d", observed, got, want)
 		}
+	}
+}
+
+// The SQL of the patterns compares a column of an enum (or domain) type as
+// text, since prove makes up values that do not exist and the type would
+// reject them; it sorts as the key sorts, and an item collection is a
+// union with the key columns of each entity.
+func TestPatternSQL(t *testing.T) {
+	t.Parallel()
+	cat := &mapping.Catalog{Tables: map[string]*mapping.Table{}}
+	cat.Tables["public.statuses"] = &mapping.Table{Schema: "public", Name: "statuses", PrimaryKey: []string{"status"}, Unique: [][]string{{"status"}},
+		Columns: []mapping.Column{col("status", pgkind.Text, "order_status", true), col("label", pgkind.Text, "text", true)}}
+	cat.Tables["public.orders"] = &mapping.Table{Schema: "public", Name: "orders", PrimaryKey: []string{"order_id"}, Unique: [][]string{{"order_id"}},
+		Columns: []mapping.Column{col("order_id", pgkind.Int, "bigint", true), col("status", pgkind.Text, "order_status", true), col("total", pgkind.Numeric, "numeric(10,2)", true)}}
+	src := &Source{Database: "shop", Schema: "public", Catalog: cat, Tables: []string{"orders", "statuses"},
+		ForeignKeys: []ForeignKey{{Name: "orders_status_fkey", Table: "orders", Columns: []string{"status"}, RefTable: "statuses", RefColumns: []string{"status"}}}}
+	d := newDesign(src, Options{})
+	got := map[string]string{}
+	for _, e := range d.entities {
+		for _, ap := range e.patterns {
+			got[ap.name] = ap.sql("public")
+		}
+	}
+	want := map[string]string{
+		"status": "SELECT * FROM statuses WHERE status::text = @status",
+		"statusCollection": "SELECT 'Status' AS _type, status::text AS status, NULL::bigint AS order_id FROM statuses WHERE status::text = @status\n" +
+			"UNION ALL\nSELECT 'Order', status::text, order_id FROM orders WHERE status::text = @status",
+		"ordersOfStatus": "SELECT * FROM orders WHERE status::text = @status ORDER BY order_id",
+		"order":          "SELECT * FROM orders WHERE order_id = @order_id",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s:\n%s\nwant:\n%s", name, got[name], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("patterns: %v", got)
+	}
+}
+
+// A Query's SQL sorts as its sort key does only when each column's key text
+// sorts like its values and only the last is of variable width; else the
+// pattern is compared unordered, with the reason.
+func TestOrdering(t *testing.T) {
+	t.Parallel()
+	tbl := &mapping.Table{Name: "t", Columns: []mapping.Column{
+		col("p", pgkind.Text, "text", true), col("id", pgkind.Int, "bigint", true), col("name", pgkind.Text, "text", true),
+		col("code", pgkind.Text, "character(3)", true), col("amount", pgkind.Numeric, "numeric", true), col("at", pgkind.Timestamptz, "timestamp with time zone", true),
+	}}
+	e := &entity{table: tbl}
+	for _, tc := range []struct {
+		order     []string
+		want, why string
+	}{
+		{[]string{"p", "id", "name"}, `id, name COLLATE "C"`, ""},
+		{[]string{"at", "code"}, `at, code::text COLLATE "C"`, ""},
+		{[]string{"name", "id"}, "", "the sort key holds name, of variable width, before other columns"},
+		{[]string{"name", "p"}, "", "the sort key holds name, of variable width, before other columns"},
+		{[]string{"amount"}, "", "the sort key holds amount (numeric), whose key text does not sort as its values do"},
+	} {
+		ap := &accessPattern{members: []member{{e, []string{"p"}}}, order: tc.order}
+		got, why := ap.ordering()
+		if got != tc.want || why != tc.why {
+			t.Errorf("%v: %q, %q; want %q, %q", tc.order, got, why, tc.want, tc.why)
+		}
+	}
+}
+
+// A pattern that could read another entity's items by chance is listed but
+// not written out: friendships keyed USER#{user_id} (a customer, named by
+// its column) share the partitions of the users table's own USER#{user_id},
+// so the query for a user with its sessions would return friendships too.
+func TestPatternLeftOut(t *testing.T) {
+	t.Parallel()
+	cat := &mapping.Catalog{Tables: map[string]*mapping.Table{}}
+	add := func(name string, pk []string, cols ...mapping.Column) {
+		cat.Tables["public."+name] = &mapping.Table{Schema: "public", Name: name, Columns: cols, PrimaryKey: pk, Unique: [][]string{pk}}
+	}
+	add("users", []string{"user_id"}, col("user_id", pgkind.Int, "bigint", true))
+	add("sessions", []string{"session_id"}, col("session_id", pgkind.Int, "bigint", true), col("user_id", pgkind.Int, "bigint", true))
+	add("customers", []string{"customer_id"}, col("customer_id", pgkind.Int, "bigint", true))
+	add("friendships", []string{"user_id", "friend_id"}, col("user_id", pgkind.Int, "bigint", true), col("friend_id", pgkind.Int, "bigint", true))
+	src := &Source{Database: "app", Schema: "public", Catalog: cat, Tables: []string{"customers", "friendships", "sessions", "users"},
+		ForeignKeys: []ForeignKey{
+			{Name: "f_friend", Table: "friendships", Columns: []string{"friend_id"}, RefTable: "customers", RefColumns: []string{"customer_id"}},
+			{Name: "f_user", Table: "friendships", Columns: []string{"user_id"}, RefTable: "customers", RefColumns: []string{"customer_id"}},
+			{Name: "s_user", Table: "sessions", Columns: []string{"user_id"}, RefTable: "users", RefColumns: []string{"user_id"}},
+		}}
+	d := newDesign(src, Options{})
+	left := map[string]string{}
+	for _, e := range d.entities {
+		for _, ap := range e.patterns {
+			if ap.left != "" {
+				left[ap.name] = ap.left
+			}
+		}
+	}
+	if len(left) != 1 || left["userCollection"] != "items of Friendship have keys of the same shape, so its answer may hold them too" {
+		t.Errorf("left out: %v", left)
+	}
+	dr, err := Make(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Parse("app.yaml", dr.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := mapping.Check(m, cat); ds != nil {
+		t.Fatalf("Check: %v\n%s", ds, dr.YAML)
+	}
+	if !strings.Contains(string(dr.YAML), "#   Not written out below: a user with its sessions, since items of Friendship") ||
+		strings.Contains(string(dr.YAML), "  userCollection:") {
+		t.Errorf("the left-out pattern:\n%s", dr.YAML)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/jinzhu/inflection"
 )
 
 // words splits an identifier into lower-case words at non-alphanumeric
@@ -35,34 +37,15 @@ func words(s string) []string {
 	return out
 }
 
-// irregular plurals common in schemas; the rest follow English rules well
-// enough for a draft the user reviews.
-var irregular = map[string]string{
-	"people": "person", "children": "child", "men": "man", "women": "woman",
-	"data": "data", "media": "media", "series": "series", "news": "news", "status": "status",
-	"analyses": "analysis", "indices": "index", "matrices": "matrix",
-}
-
-// singular makes one English word singular: customers → customer,
-// addresses → address, categories → category, statuses → status.
+// singular makes one English word singular with an inflection library's
+// rules (customers → customer, addresses → address, warehouses →
+// warehouse, people → person, statuses → status), not a suffix rule of
+// our own.
 func singular(w string) string {
-	if s, ok := irregular[w]; ok {
-		return s
+	if len(w) <= 2 {
+		return w // "id", "os": not plurals
 	}
-	switch {
-	case len(w) <= 2:
-		return w
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		return w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "uses"), strings.HasSuffix(w, "xes"),
-		strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zzes"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-		return w
-	case strings.HasSuffix(w, "s"):
-		return w[:len(w)-1]
-	}
-	return w
+	return inflection.Singular(w)
 }
 
 // entityName is the CamelCase singular of a table name: order_items →

@@ -42,8 +42,11 @@ type Draft struct {
 // entry under the parent's key (rule 4); a pure join table becomes an
 // adjacency list with its inverted index (rule 6); each other unique key
 // becomes a lookup index; children few enough per parent are offered as
-// embeds (rule 1) with max from the data. Comments name the access pattern
-// each choice serves. Make is pure: it writes nothing but the result.
+// embeds (rule 1) with max from the data; a child whose partition its own
+// key cannot name is also indexed under its own key. Comments name the
+// access pattern each choice serves, and the accessPatterns section writes
+// each one out with its SQL, for "migrate prove". Make is pure: it writes
+// nothing but the result.
 func Make(src *Source, opt Options) (*Draft, error) {
 	d := newDesign(src, opt)
 	if len(d.entities) == 0 {
@@ -151,7 +154,9 @@ func (d *design) write(w *writer, table string) {
 	w.buf.WriteString(fmt.Sprintf("#   database %s, schema %s (%s)\n#\n", src.Database, src.Schema, count(len(src.Tables), "table")))
 	w.comment("# ", `Every table with a primary key is an entity keyed on it. A foreign key puts the child into its parent's item collection (rule 3: parent and children share the partition key), or where it cannot, indexes the child under its parent's key (rule 4). A pure join table is an adjacency list with an inverted index (rule 6). Each other unique key is a lookup index. Children few enough per parent are offered as embeds (rule 1), commented out.`)
 	w.buf.WriteString("#\n")
-	w.comment("# ", `The draft cannot know which questions your application asks: read the access patterns below, delete the entities and indexes no one needs, and check the result with "migrate validate --mapping FILE --pg URL", then "migrate plan".`)
+	w.comment("# ", `A child in its parent's partition whose key does not hold the parent's is also indexed under its own key, so that every entity can be read by its primary key.`)
+	w.buf.WriteString("#\n")
+	w.comment("# ", `The draft cannot know which questions your application asks: read the access patterns below, delete the entities, indexes and patterns no one needs, and check the result with "migrate validate --mapping FILE --pg URL", then "migrate plan". Each pattern is written out under accessPatterns at the end, with the same question in SQL: after "migrate run", "migrate prove" asks both and compares the answers.`)
 	w.buf.WriteString("#\n# Access patterns:\n")
 	d.writePatterns(w)
 	if len(d.skipped)+len(src.Ignored)+len(d.dropped) > 0 {
@@ -187,6 +192,7 @@ func (d *design) write(w *writer, table string) {
 		}
 		d.writeEntity(w, e)
 	}
+	d.writeAccessPatterns(w)
 	w.flush()
 }
 
@@ -203,7 +209,7 @@ func sortedKeys(m map[string]string) []string {
 func (d *design) indexSummary(n int) string {
 	var users []string
 	for _, e := range d.entities {
-		if len(e.indexes) >= n {
+		if slices.ContainsFunc(e.indexes, func(u indexUse) bool { return u.slot == n }) {
 			users = append(users, e.name)
 		}
 	}
@@ -211,36 +217,6 @@ func (d *design) indexSummary(n int) string {
 		return "overloaded: " + strings.Join(users, ", ")
 	}
 	return strings.Join(users, ", ")
-}
-
-// patterns lists what an entity's key and indexes serve.
-func (d *design) patterns(e *entity) []pattern {
-	var ps []pattern
-	keyCond := func(cols []string) string {
-		return "<" + strings.Join(cols, ">"+separator+"<") + ">"
-	}
-	switch {
-	case e.edge != nil:
-		a, b := e.edge[0], e.edge[1]
-		ps = append(ps, pattern{fmt.Sprintf("the %s of %s (%s)", plural(b), article(singularOf(a)), human(e.table.Name, false)), "Query",
-			fmt.Sprintf("PK=%s%s%s, SK begins_with %s%s", a.prefix, separator, keyCond(a.fk.Columns), b.prefix, separator)})
-	case e.parent != nil:
-		p := e.parent
-		ps = append(ps, pattern{fmt.Sprintf("the %s of %s", human(e.table.Name, false), article(p.single())), "Query",
-			fmt.Sprintf("PK=%s%s%s, SK begins_with %s%s", p.prefix, separator, keyCond(p.key), e.prefix, separator)})
-	default:
-		ps = append(ps, pattern{article(e.single()), "GetItem", fmt.Sprintf("PK=%s%s%s, SK=%s", e.prefix, separator, keyCond(e.key), e.sk)})
-		if with := d.partitionMembers(e); len(with) > 0 {
-			ps = append(ps, pattern{fmt.Sprintf("%s with its %s", article(e.single()), andList(with)), "Query",
-				fmt.Sprintf("PK=%s%s%s", e.prefix, separator, keyCond(e.key))})
-		}
-	}
-	for n, ix := range e.indexes {
-		p := ix.pattern
-		p.cond = fmt.Sprintf(p.cond, indexName(n+1))
-		ps = append(ps, p)
-	}
-	return ps
 }
 
 // partitionMembers names what shares a head entity's partition.
@@ -268,9 +244,9 @@ func andList(xs []string) string {
 }
 
 func (d *design) writePatterns(w *writer) {
-	var all []pattern
+	var all []*accessPattern
 	for _, e := range d.entities {
-		all = append(all, d.patterns(e)...)
+		all = append(all, e.patterns...)
 	}
 	width := 0
 	for _, p := range all {
@@ -279,7 +255,12 @@ func (d *design) writePatterns(w *writer) {
 	width = min(width+4, 56)
 	for _, p := range all {
 		dots := max(width-utf8.RuneCountInString(p.what)-2, 2)
-		fmt.Fprintf(&w.buf, "#   %s %s %-7s  %s\n", p.what, strings.Repeat(".", dots), p.op, p.cond)
+		fmt.Fprintf(&w.buf, "#   %s %s %-7s  %s\n", p.what, strings.Repeat(".", dots), p.op, p.cond())
+	}
+	for _, p := range all {
+		if p.left != "" {
+			w.comment("#   ", fmt.Sprintf("Not written out below: %s, since %s.", p.what, p.left))
+		}
 	}
 }
 
@@ -290,8 +271,7 @@ func (d *design) writeEntity(w *writer, e *entity) {
 	}
 	w.add("  "+scalar(e.name)+":", "")
 	w.add("    from: "+scalar(t.Name), fmt.Sprintf("%s.%s, keyed on (%s)", t.Schema, t.Name, strings.Join(e.key, ", ")))
-	ps := d.patterns(e)
-	w.add("    key: "+flowMap("pk", quoted(e.pk), "sk", quoted(e.sk)), ps[0].what)
+	w.add("    key: "+flowMap("pk", quoted(e.pk), "sk", quoted(e.sk)), e.patterns[0].what)
 	if e.renamed == nil {
 		w.add(`    attributes: "*"`, "every column under its own name")
 	} else {
@@ -306,9 +286,9 @@ func (d *design) writeEntity(w *writer, e *entity) {
 	}
 	if len(e.indexes) > 0 {
 		w.add("    index:", "")
-		for n, ix := range e.indexes {
-			w.comment("      # ", ps[len(ps)-len(e.indexes)+n].what+" ("+ix.comment+")")
-			w.add("      "+indexName(n+1)+": "+flowMap("pk", quoted(ix.pk), "sk", quoted(ix.sk)), "")
+		for _, ix := range e.indexes {
+			w.comment("      # ", ix.pattern.what+" ("+ix.comment+")")
+			w.add("      "+indexName(ix.slot)+": "+flowMap("pk", quoted(ix.pk), "sk", quoted(ix.sk)), "")
 		}
 	}
 	if len(e.offers) == 0 {

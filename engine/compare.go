@@ -195,6 +195,7 @@ func openBoth(ctx context.Context, valid error, c *CompareConfig) (*source, *tab
 	if err != nil {
 		return nil, nil, err
 	}
+	src.logOverrides(c.Logger)
 	tgt, err := openTable(ctx, c)
 	if err != nil {
 		src.close(ctx)
@@ -328,11 +329,10 @@ func writeChecker(m *mapping.Mapping, table string) (*load.Checker, error) {
 	return load.NewChecker(cfg)
 }
 
+// rowErrorMessage is what is wrong with the row, each problem with its
+// column once (a row with several problems carries them in Err already).
 func rowErrorMessage(re *transform.RowError) string {
-	if re.Column != "" {
-		return "column " + re.Column + ": " + re.Err.Error()
-	}
-	return re.Err.Error()
+	return re.Reason()
 }
 
 // scanTarget reads the whole table into the sorter.
@@ -437,19 +437,31 @@ func (c *comparison) fetch(ctx context.Context, pairs []diff.Pair) error {
 	return nil
 }
 
-// ownedBy returns the test for "this target item is the mapping's":
-// its entity attribute names one of the mapping's entities and its key
-// matches that entity's key templates (mapping.MayProduce). Only such
-// items are stale when nothing expects them, so prune never deletes an
-// item another application wrote with an entity name that happens to be
-// one of ours.
-func ownedBy(m *mapping.Mapping) func(entity string, key []byte) bool {
-	return func(entity string, key []byte) bool {
-		if m.Entity(entity) == nil {
-			return false
-		}
-		k, err := diff.DecodeKey(key)
-		return err == nil && m.MayProduce(entity, k.PK, k.SK)
+// ownedBy returns the test for "this target item is the mapping's": its
+// entity attribute names one of the mapping's entities and every key it
+// carries (the table's, and the entity's index keys it has) is one that
+// entity's templates render from values of the columns' types, shard
+// numbers below the counts (transform.Owner). Only such items are stale
+// when nothing expects them, so prune never deletes an item another
+// application wrote, whatever its entity attribute says. Call it after
+// computeShards.
+func ownedBy(src *source) func(r diff.Record, key []byte) bool {
+	o := src.plan.Owner()
+	return func(r diff.Record, _ []byte) bool {
+		return o.Owns(r.Entity, func(name string) (string, bool) {
+			switch v := r.Attrs[name].(type) {
+			case *types.AttributeValueMemberS:
+				return v.Value, true
+			case *types.AttributeValueMemberN:
+				return v.Value, true
+			case *types.AttributeValueMemberB:
+				if len(v.Value) == 0 {
+					return "", true
+				}
+				return "B", true // any binary value will do
+			}
+			return "", false
+		})
 	}
 }
 

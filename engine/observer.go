@@ -46,6 +46,17 @@ type Progress struct {
 	Elapsed  time.Duration
 	Entities []EntityProgress
 	Done     bool // the final call
+	// Writes are the DynamoDB writer's counts so far (calls, retries,
+	// throttling); zero for targets that do not report them.
+	Writes WriteProgress
+}
+
+// WriteProgress counts a run's DynamoDB calls so far.
+type WriteProgress struct {
+	Calls          int64
+	ThrottledCalls int64 // calls throttled, or answered with UnprocessedItems
+	Retries        int64 // item sends beyond the first
+	Throttled      int64 // item sends throttled
 }
 
 // EntityProgress is one entity's counts. ItemsWritten counts items the

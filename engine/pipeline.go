@@ -25,6 +25,8 @@ type runner struct {
 	reject bool
 	// targetKind is the target's TargetInfo.Kind, for messages.
 	targetKind string
+	// target reports its writer's counts to progress reports, when it can.
+	target Target
 	// stopReading ends the read side of the pipeline (fail mode: on the
 	// first refused item).
 	stopReading func(error)

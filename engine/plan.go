@@ -34,6 +34,10 @@ type PlanConfig struct {
 	PricePerGBImport float64
 	ImportGBPerHour  float64
 	ImportOverhead   time.Duration
+	// ExportFileSize is the --file-size of the export the import path
+	// counts files for, against Import from S3's 50,000-file limit.
+	// Default capacity.DefaultExportFileSize.
+	ExportFileSize int64
 }
 
 // WithDefaults returns c with every unset field set to its default.
@@ -56,6 +60,9 @@ func (c PlanConfig) Validate() error {
 	}
 	if c.PricePerMillionWCU < 0 || c.PricePerGBImport < 0 {
 		return configErrorf("plan: prices must not be negative")
+	}
+	if c.ExportFileSize < 0 {
+		return configErrorf("plan: ExportFileSize must not be negative")
 	}
 	if c.ImportGBPerHour < 0 || c.ImportOverhead < 0 {
 		return configErrorf("plan: ImportGBPerHour and ImportOverhead must not be negative")
@@ -102,10 +109,11 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 			PricePerGBImport:   cfg.PricePerGBImport,
 			ImportGBPerHour:    cfg.ImportGBPerHour,
 			ImportOverhead:     cfg.ImportOverhead,
+			ExportFileSize:     cfg.ExportFileSize,
 		}),
 		indexes:  src.indexes(),
 		entities: map[string]*report.EntityPlan{},
-		owns:     ownedBy(m),
+		owns:     ownedBy(src),
 		max:      cfg.MaxDetails,
 	}
 	for _, e := range m.Entities {
@@ -133,6 +141,7 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		return nil, interrupted(ctx, "plan", err)
 	}
 	b.finish(src)
+	b.p.Capacity.Snapshot = snapshotHold(src, b.p.Capacity.EstimatedSeconds)
 	b.p.Reads = readsInfo(c, start)
 	b.p.Keys = keyUniqueness(src.keys)
 	return b.p, nil
@@ -153,7 +162,7 @@ type planBuilder struct {
 	est      *capacity.Estimator
 	indexes  []load.Index
 	entities map[string]*report.EntityPlan
-	owns     func(entity string, key []byte) bool
+	owns     func(r diff.Record, key []byte) bool
 	max      int
 }
 
@@ -266,7 +275,8 @@ func (b *planBuilder) finish(src *source) {
 	c.EstimatedSeconds = est.Seconds
 	ip := est.Import
 	c.Import = report.ImportPath{UncompressedBytes: ip.UncompressedBytes, PricePerGB: ip.PricePerGB, EstimatedCostUSD: ip.CostUSD,
-		GBPerHour: ip.GBPerHour, OverheadSeconds: ip.Overhead.Seconds(), EstimatedSeconds: ip.Seconds}
+		GBPerHour: ip.GBPerHour, OverheadSeconds: ip.Overhead.Seconds(), EstimatedSeconds: ip.Seconds,
+		Files: ip.Files, FileSize: ip.FileSize, FileLimit: ip.FileLimit}
 	c.Cheaper = est.Cheaper()
 	if _, err := load.TableCreationParameters(TableConfig(src.m, "")); err != nil {
 		c.Import.Unsupported = strings.TrimPrefix(err.Error(), "load: ")
@@ -336,4 +346,15 @@ func tableCreate(in *dynamodb.CreateTableInput) *report.TableCreate {
 		tc.Indexes = append(tc.Indexes, report.IndexCreate{Name: aws.ToString(ix.IndexName), Kind: "local", Keys: keys(ix.KeySchema), Projection: pt, NonKeyAttributes: nk})
 	}
 	return tc
+}
+
+// snapshotHold is the plan's account of the source's snapshot: what a run
+// holds it (the writes' duration, since the writer paces reading), what
+// this plan held it, and the settings it overrides.
+func snapshotHold(src *source, runSeconds float64) *report.SnapshotHold {
+	h := &report.SnapshotHold{RunSeconds: runSeconds, PlanSeconds: src.heldFor().Seconds()}
+	for _, o := range src.overrides {
+		h.Overrides = append(h.Overrides, report.Setting{Name: o.Name, Value: o.Value, Source: o.Source})
+	}
+	return h
 }

@@ -110,7 +110,7 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 
 	var problems []report.Problem
 	stale := map[string]int64{}
-	owns := ownedBy(cfg.Mapping)
+	owns := ownedBy(src)
 	c := &comparison{
 		src: src, target: tgt, mode: CompareScan, cfg: &cfg.CompareConfig, sample: 1,
 		expected: func(transform.Item, []byte) {},

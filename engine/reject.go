@@ -161,6 +161,11 @@ func jsonSafe(v any) any {
 		return v
 	case int64:
 		return json.Number(strconv.FormatInt(v, 10))
+	case float32:
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return jsonSafe(f)
+		}
+		return json.Number(transform.FloatString(float64(v), 32))
 	case float64:
 		switch {
 		case math.IsNaN(v):
@@ -199,6 +204,8 @@ func jsonSafe(v any) any {
 			out[i] = jsonSafe(r.Values)
 		}
 		return out
+	case extract.OffsetArray:
+		return map[string]any{"dims": v.Dims, "values": jsonSafe(v.Values)}
 	}
 	return fmt.Sprint(v)
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -241,11 +242,27 @@ type RunResult struct {
 	// AllRuns counts the rows done, items written and rejects recorded
 	// over this run and the runs it resumed, as the state file has them.
 	AllRuns AllRuns `json:"allRuns"`
+	// Snapshot is how long the run held the source's snapshot, and which
+	// of the user's settings it overrode; nil for a run that read an
+	// export.
+	Snapshot *SnapshotResult `json:"snapshot,omitempty"`
 	// SourceChanges lists the tables a resumed run found finished whose
 	// rows changed since (count or last key): they are not read again, so
 	// the table may differ from the source until verify and a fresh run
 	// or prune.
 	SourceChanges []SourceChange `json:"sourceChanges,omitempty"`
+}
+
+// SnapshotResult is what a run cost the source: the time its snapshot was
+// held, during which VACUUM keeps every row version it may see.
+type SnapshotResult struct {
+	// HeldSeconds runs from the snapshot's BEGIN to the end of reading (the
+	// snapshot is released then, while the last items are written), or to
+	// the end of a run that stopped before reading every row.
+	HeldSeconds float64 `json:"heldSeconds"`
+	// Overrides are the source's timeouts (server, database, role or URL
+	// settings) the snapshot's transaction turned off for itself.
+	Overrides []extract.Setting `json:"overrides,omitempty"`
 }
 
 // SourceChange is a finished source table that changed since the run that
@@ -278,6 +295,12 @@ type WriterResult struct {
 	ThrottledCalls    int64 `json:"throttledCalls"`
 	DuplicatesSkipped int64 `json:"duplicatesSkipped"`
 	ItemErrors        int64 `json:"itemErrors"`
+	// DirectCalls were sent without the SDK's per-call middleware;
+	// DirectFallbacks of them were made again through the SDK whole,
+	// their answer being one the direct path does not act on (see
+	// load.Stats).
+	DirectCalls     int64 `json:"directCalls"`
+	DirectFallbacks int64 `json:"directFallbacks"`
 }
 
 // AllRuns are the totals over a run and the runs it resumed.
@@ -310,7 +333,8 @@ func (s *RunResult) fill(order []*entityStats, ls load.Stats, total time.Duratio
 	s.Total.Retries, s.Total.Throttled, s.Total.WCU = ls.Total.Retries, ls.Total.Throttled, ls.Total.WCU
 	s.Total.Seconds = total.Seconds()
 	s.Seconds = total.Seconds()
-	s.Writer = WriterResult{Calls: ls.Calls, SDKRetries: ls.SDKRetries, ThrottledCalls: ls.ThrottledCalls, DuplicatesSkipped: ls.Duplicates, ItemErrors: ls.ItemErrors}
+	s.Writer = WriterResult{Calls: ls.Calls, SDKRetries: ls.SDKRetries, ThrottledCalls: ls.ThrottledCalls, DuplicatesSkipped: ls.Duplicates, ItemErrors: ls.ItemErrors,
+		DirectCalls: ls.DirectCalls, DirectFallbacks: ls.DirectFallbacks}
 }
 
 // Run migrates: it checks the mapping against the source catalog and the
@@ -353,6 +377,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		return nil, err
 	}
 	defer src.close(ctx)
+	src.logOverrides(log)
 	target := cfg.Target
 	if target == nil {
 		tt := newTableTarget(cfg, prev)
@@ -386,7 +411,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 		}
 	}
 
-	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}, targetKind: info.Kind}
+	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}, targetKind: info.Kind, target: target}
 	var estimates map[string]int64
 	if _, nop := cfg.Observer.(NopObserver); !nop {
 		if estimates, err = src.estimates(ctx); err != nil {
@@ -482,6 +507,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	stopProgress := r.reportProgress(start)
 
 	ls, failure := r.pipeline(ctx, target, toRead, after, save)
+	res.Snapshot = &SnapshotResult{HeldSeconds: src.heldFor().Seconds(), Overrides: src.overrides}
 	// Duplicates found now were written: the run is complete, and wrong.
 	var duplicates error
 	if failure == nil && ctx.Err() == nil && r.keys != nil {
@@ -502,6 +528,11 @@ func (r *runner) reportProgress(start time.Time) (stop func()) {
 		p := Progress{Elapsed: time.Since(start), Done: done}
 		for _, es := range r.order {
 			p.Entities = append(p.Entities, es.progress())
+		}
+		if ws, ok := r.target.(writeStatser); ok {
+			if st, ok := ws.WriteStats(); ok {
+				p.Writes = WriteProgress{Calls: st.Calls, ThrottledCalls: st.ThrottledCalls, Retries: st.Total.Retries, Throttled: st.Total.Throttled}
+			}
 		}
 		return p
 	}

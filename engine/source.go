@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
@@ -27,7 +29,8 @@ func LoadMapping(path string) (*mapping.Mapping, error) {
 }
 
 // Validate checks a mapping against the live catalog of the database at
-// pgURL, inside a read-only snapshot, reading nothing but the catalog. The
+// pgURL, inside a read-only snapshot, reading nothing but the catalog; the
+// SQL of its access patterns is prepared there, never executed. The
 // problems come back as mapping.Diagnostics; so do the warnings of a valid
 // mapping (mapping.Warnings: a key template that reads a nullable column),
 // which are advice, never a failure.
@@ -50,7 +53,49 @@ func ValidateKeys(ctx context.Context, m *mapping.Mapping, pgURL string) (proof 
 	if err != nil {
 		return mapping.KeyProof{}, nil, err
 	}
+	ds, err := checkPatternSQL(ctx, conn, m)
+	if err != nil {
+		return mapping.KeyProof{}, nil, err
+	}
+	if len(ds) > 0 {
+		return mapping.KeyProof{}, nil, ds
+	}
 	return mapping.ProveUniqueKeys(m, cat), mapping.Warnings(m, cat), nil
+}
+
+// ValidateFile is ValidateKeys for a mapping file, reporting every problem
+// in one pass: what the file says wrong (an undeclared index, an unknown
+// field) and what the catalog says wrong of the rest (a misspelled column),
+// together, as mapping.Diagnostics. Without a database, LoadMapping
+// reports the file's problems alone.
+func ValidateFile(ctx context.Context, path, pgURL string) (m *mapping.Mapping, proof mapping.KeyProof, warnings mapping.Diagnostics, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, kinded(ErrConfig, fmt.Errorf("read mapping: %w", err))
+	}
+	m, parsed := mapping.ParsePartial(path, data)
+	if m == nil {
+		return nil, mapping.KeyProof{}, nil, parsed
+	}
+	conn, snap, err := openSnapshot(ctx, pgURL)
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, err
+	}
+	defer closeSnapshot(ctx, conn, snap)
+	cat, err := snap.Catalog(ctx, schemasOf(m))
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, err
+	}
+	// Pattern SQL is prepared against the catalog too, whatever else is
+	// wrong: every problem in one report.
+	sqlDs, err := checkPatternSQL(ctx, conn, m)
+	if err != nil {
+		return nil, mapping.KeyProof{}, nil, err
+	}
+	if ds := mapping.MergeDiagnostics(parsed, mapping.Check(m, cat), sqlDs); ds != nil {
+		return nil, mapping.KeyProof{}, nil, ds
+	}
+	return m, mapping.ProveUniqueKeys(m, cat), mapping.Warnings(m, cat), nil
 }
 
 // source is a validated mapping, compiled against the catalog, with the
@@ -69,6 +114,11 @@ type source struct {
 	shards []ShardCount
 	// keys says which entities' keys are proven unique.
 	keys mapping.KeyProof
+	// began and held time the snapshot: from its BEGIN until close.
+	began time.Time
+	held  time.Duration
+	// overrides are the user's timeouts the snapshot turned off for itself.
+	overrides []extract.Setting
 }
 
 // ShardCount is the shard count of one sharded index of one entity with
@@ -103,7 +153,7 @@ func openSourceAt(ctx context.Context, m *mapping.Mapping, pgURL, snapshotID str
 	if err != nil {
 		return nil, err
 	}
-	src := &source{m: m, snap: snap, conn: conn, url: pgURL, snapshotID: snapshotID}
+	src := &source{m: m, snap: snap, conn: conn, url: pgURL, snapshotID: snapshotID, began: snap.Began(), overrides: snap.Overrides()}
 	cat, err := checkAgainst(ctx, snap, m)
 	if err != nil {
 		src.close(ctx)
@@ -126,6 +176,26 @@ func (s *source) close(ctx context.Context) {
 	}
 	closeSnapshot(ctx, s.conn, s.snap)
 	s.conn, s.snap = nil, nil
+	s.held = time.Since(s.began)
+}
+
+// heldFor is how long the snapshot was held: until close, or until now
+// while it is open.
+func (s *source) heldFor() time.Duration {
+	if s.conn != nil {
+		return time.Since(s.began)
+	}
+	return s.held
+}
+
+// logOverrides says which of the user's settings the snapshot's
+// transaction overrides (extract.Setting), once per command: parallel
+// readers' sessions override the same ones.
+func (s *source) logOverrides(log *slog.Logger) {
+	for _, o := range s.overrides {
+		log.Info("source timeout turned off for the snapshot's own transaction, which waits for the writer as long as writing takes",
+			"setting", o.Name, "was", o.Value, "from", o.Source)
+	}
 }
 
 // indexes are the mapping's secondary indexes in the loader's terms.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/extract"
@@ -85,6 +86,11 @@ type SyncConfig struct {
 	MaxBatch int
 	// StatusEvery is how often Observer.Status is called. Default 10s.
 	StatusEvery time.Duration
+	// MaxSlotWAL guards the source's disk: from slot creation on, past
+	// 80% of it Sync warns, and once the slot holds this much WAL Sync
+	// stops (even inside a round retrying against a stalled target) and
+	// drops the slot, returning ErrSlotWALLimit. 0: no limit.
+	MaxSlotWAL int64
 
 	// Observer receives the initial load's progress, the slot and the
 	// stream's status. Default: none.
@@ -102,8 +108,8 @@ type SyncObserver interface {
 	// created or reused, before anything is read: a caller prints the
 	// slot's name here, so that a slot is never left behind unnamed.
 	Slot(SlotInfo)
-	// Status is called every SyncConfig.StatusEvery while streaming, and
-	// once more at the end.
+	// Status is called when streaming begins, every SyncConfig.StatusEvery
+	// while it goes on, and once more at the end.
 	Status(SyncStatus)
 }
 
@@ -149,6 +155,42 @@ type SyncStatus struct {
 	// CaughtUp: every change up to ServerLSN is applied.
 	CaughtUp bool
 	Done     bool // the final call
+
+	// Received is the position of the last message the stream delivered.
+	Received replicate.LSN
+	// LagSince is the oldest moment at which this sync saw WAL on the
+	// source that it has not applied yet; zero when caught up. It comes
+	// from samples of the source's WAL position (every second) and from
+	// commit times, so the lag it gives is true while the server decodes
+	// old WAL and sends nothing. It errs short, never long: by up to one
+	// sample (a second), and WAL already waiting when the sync started
+	// counts from the sync's start.
+	LagSince time.Time
+	// SlotRetainedBytes is the WAL the slot holds back on the source
+	// (-1 when it could not be read).
+	SlotRetainedBytes int64
+	// TableChanges counts the row changes read, by source table
+	// (schema.table); Entities the items written and deleted, by entity.
+	TableChanges map[string]int64
+	Entities     map[string]SyncEntity
+	// Writes counts the DynamoDB work of the stream's rounds.
+	Writes SyncWrites
+}
+
+// SyncEntity counts one entity's items since Sync started.
+type SyncEntity struct {
+	Put, Deleted int64
+}
+
+// SyncWrites counts DynamoDB calls and retries of a sync's rounds.
+type SyncWrites struct {
+	Calls          int64
+	ThrottledCalls int64 // calls throttled, or answered with UnprocessedItems
+	Retries        int64 // item sends beyond the first
+	Throttled      int64 // item sends throttled
+	// LastError is when a round last saw a failed call (retried): zero
+	// when none has.
+	LastError time.Time
 }
 
 // SyncResult is what a sync did.
@@ -236,6 +278,9 @@ type streamSource struct {
 	plan  *transform.Plan
 	graph *affect.Graph
 	cat   *mapping.Catalog
+	// schema is the definition of every table the stream reads, as the
+	// plan was compiled against it, its columns Mapped.
+	schema []extract.TableSchema
 }
 
 // compileForStream checks the mapping against the catalog and builds the
@@ -258,7 +303,16 @@ func compileForStream(ctx context.Context, conn *pgx.Conn, m *mapping.Mapping) (
 	if err != nil {
 		return nil, err
 	}
-	return &streamSource{plan: plan, graph: g, cat: cat}, nil
+	var names [][2]string
+	for _, t := range g.Tables() {
+		names = append(names, [2]string{t.Schema, t.Name})
+	}
+	schema, err := extract.ReadSchemas(ctx, snap, names)
+	if err != nil {
+		return nil, err
+	}
+	markMapped(schema, plan)
+	return &streamSource{plan: plan, graph: g, cat: cat, schema: schema}, nil
 }
 
 // replicationProblems are the reasons the source cannot feed a stream:
@@ -321,11 +375,17 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 // confirmed position advances only once DynamoDB acknowledged every item
 // of every transaction before it, so a crash only repeats work.
 //
+// DDL on a table the stream reads is followed when it adds columns (or
+// changes columns no entity reads): the mapping is compiled anew, and
+// items gaining a column with a default are rendered again. Any other
+// change stops it with ErrSchemaChanged, also on every later start, since
+// the items were rendered from the old definition.
+//
 // Sync returns when ctx ends (ErrInterrupted: the round in flight is
 // finished and confirmed first), when the stream caught up with
 // UntilCaughtUp, or on a failure. The slot stays in every case: it keeps
 // WAL on the server until DropSync removes it.
-func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
+func Sync(ctx context.Context, cfg SyncConfig) (_ *SyncResult, err error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -337,8 +397,15 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if err := checkDDLSinceLastSync(ctx, conn, cfg, nil); err != nil {
+		return nil, err
+	}
 	ss, err := compileForStream(ctx, conn, cfg.Mapping)
 	if err != nil {
+		return nil, err
+	}
+	// Replica identities are judged by what the mapping needs.
+	if err := checkDDLSinceLastSync(ctx, conn, cfg, ss.graph); err != nil {
 		return nil, err
 	}
 	problems, err := replicationProblems(ctx, conn, ss.graph)
@@ -379,7 +446,7 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 
 	var snapshot string
 	if slot == nil {
-		created, err := replicate.CreateSlot(ctx, repl, cfg.Slot)
+		created, err := createSlot(ctx, repl, conn, cfg.Slot, log)
 		if err != nil {
 			return nil, err
 		}
@@ -390,6 +457,29 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	}
 	cfg.Observer.Slot(res.Slot)
 
+	// From here on the slot holds WAL: the guard watches it, and its
+	// stop ends the initial load and the stream alike.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if cfg.MaxSlotWAL > 0 {
+		guarded := make(chan struct{})
+		defer func() {
+			// Whatever step the guard interrupted, the slot goes.
+			if errors.Is(context.Cause(ctx), ErrSlotWALLimit) {
+				confirmed := res.Slot.ConfirmedFlush
+				if res.Final.Confirmed > confirmed {
+					confirmed = res.Final.Confirmed
+				}
+				err = dropForLimit(ctx, cfg, repl, confirmed)
+			}
+			stop(nil)
+			<-guarded
+		}()
+		go func() {
+			defer close(guarded)
+			slotGuard{pgURL: cfg.Postgres, slot: cfg.Slot, limit: cfg.MaxSlotWAL, log: log}.run(ctx, stop)
+		}()
+	}
 	if res.Load, err = initialLoad(ctx, cfg, snapshot, res.Slot.SlotCreated, log); err != nil {
 		return res, err
 	}
@@ -406,6 +496,16 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 	for _, s := range st.Shards {
 		ss.plan.SetShardCount(s.Entity, s.Index, s.Count)
 	}
+	// The definitions the items were rendered with: recorded by an earlier
+	// stream, else the ones compiled against before this load (DDL during
+	// the load then shows as a change).
+	schema := st.Schema
+	if len(schema) == 0 {
+		st.Schema, schema = ss.schema, ss.schema
+		if err := checkpoint.Save(cfg.StateFile, st); err != nil {
+			return res, kinded(ErrState, fmt.Errorf("sync: record the table definitions: %w", err))
+		}
+	}
 
 	if slot, err = replicate.ReadSlot(ctx, conn, cfg.Slot); err != nil || slot == nil {
 		return res, errors.Join(err, fmt.Errorf("sync: slot %s disappeared during the initial load", cfg.Slot))
@@ -418,11 +518,43 @@ func Sync(ctx context.Context, cfg SyncConfig) (*SyncResult, error) {
 		return res, err
 	}
 	log.Info("streaming", "slot", cfg.Slot, "from", slot.ConfirmedFlush.String())
-	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush}
+	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush, schema: schema}
 	err = a.run(ctx)
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
 	cfg.Observer.Status(res.Final)
 	return res, err
+}
+
+// checkDDLSinceLastSync stops a sync that resumes a slot when a table
+// changed since the definitions an earlier stream recorded in a way the
+// stream cannot follow, before the mapping is compiled against the new
+// catalog (which would blame the mapping, or fit it and go on over items
+// rendered from the old definition). A new slot means a new load: nothing
+// to compare then.
+//
+// Without g, a changed replica identity is not judged.
+func checkDDLSinceLastSync(ctx context.Context, conn *pgx.Conn, cfg SyncConfig, g *affect.Graph) error {
+	st, err := checkpoint.Load(cfg.StateFile)
+	if err != nil || !st.Complete || len(st.Schema) == 0 || st.MappingSHA256 != cfg.Mapping.Digest || st.Table != cfg.Table {
+		return nil // initialLoad judges the state file
+	}
+	slot, err := replicate.ReadSlot(ctx, conn, cfg.Slot)
+	if err != nil || slot == nil {
+		return err
+	}
+	return checkRecordedSchema(ctx, conn, st, g, slot.ConfirmedFlush)
+}
+
+// dropForLimit drops the slot once the guard stopped the sync, and says
+// how to start again.
+func dropForLimit(ctx context.Context, cfg SyncConfig, repl *pgconn.PgConn, confirmed replicate.LSN) error {
+	cause := context.Cause(ctx)
+	_ = repl.Close(context.WithoutCancel(ctx))
+	if err := dropAfterLimit(ctx, cfg.Postgres, cfg.Slot); err != nil {
+		return fmt.Errorf("sync: %w; dropping the slot failed, drop it now (migrate sync --drop, or SELECT pg_drop_replication_slot('%s')): %v", cause, cfg.Slot, err)
+	}
+	return fmt.Errorf("sync: %w. The slot %s was dropped to protect the source's disk; the table holds every change up to %s. "+
+		"To sync again, run the same command: it creates a new slot and loads the table afresh (then migrate prune removes items of rows deleted meanwhile)", cause, cfg.Slot, confirmed)
 }
 
 // slotReleaseWait is how long Sync waits for the server to release a slot

@@ -279,3 +279,43 @@ func TestSyncFollowsWhereClauses(t *testing.T) {
 	}
 	e.verify(t)
 }
+
+// TestSyncFollowsAddedColumns: columns added to a table an entity reads
+// with attributes: "*" (Author) or embeds with "*" (addresses in
+// Customer) are picked up, existing rows' default values included; a
+// column added to a table mapped with an explicit list changes nothing;
+// the table ends identical to the source. A mapped column changing type
+// then stops the sync, naming it, also on the next start.
+func TestSyncFollowsAddedColumns(t *testing.T) {
+	e := newSyncEnv(t, 10)
+	ctx := t.Context()
+	e.exec(t, `ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL`)
+	if _, err := engine.Sync(ctx, e.cfg); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	e.exec(t, `
+		ALTER TABLE authors ADD COLUMN website text DEFAULT 'https://example.org';
+		ALTER TABLE addresses ADD COLUMN floor int;
+		ALTER TABLE books ADD COLUMN stock int NOT NULL DEFAULT 7;
+		UPDATE authors SET name = name || '.' WHERE author_id = 1;
+		UPDATE addresses SET floor = 3 WHERE address_id = (SELECT min(address_id) FROM addresses);
+	`)
+	res, err := engine.Sync(ctx, e.cfg)
+	if err != nil {
+		t.Fatalf("sync after ADD COLUMN: %v", err)
+	}
+	t.Logf("sync after ADD COLUMN: %+v", res.Final)
+	e.verify(t)
+
+	e.exec(t, `ALTER TABLE authors ADD COLUMN rank int DEFAULT 1`)
+	e.exec(t, `ALTER TABLE books ALTER COLUMN price TYPE numeric(12,3)`)
+	e.exec(t, `UPDATE books SET title = title || '.' WHERE book_id = 1`)
+	for range 2 {
+		_, err = engine.Sync(ctx, e.cfg)
+		if !errors.Is(err, engine.ErrSchemaChanged) || !strings.Contains(err.Error(), "table public.books: column price changed type numeric(10,2) → numeric(12,3), which the mapping reads") ||
+			!strings.Contains(err.Error(), "migrate sync --drop") {
+			t.Fatalf("sync after ALTER COLUMN TYPE: %v", err)
+		}
+	}
+	t.Log(err)
+}

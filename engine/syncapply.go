@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,12 +44,25 @@ type applier struct {
 	// of the last transaction whose changes are all in it or applied.
 	pending, confirmed replicate.LSN
 	caughtUp           bool
+	// schema is the definition of the tables as the items were rendered
+	// with (the state file's record); following is set while a schema
+	// change is being followed.
+	schema    []extract.TableSchema
+	following bool
 
 	// counts
 	txns, changes, puts, deletes, rounds atomic.Int64
 	fanout                               affect.Fanout
 	lastLatency                          time.Duration
 	server                               replicate.LSN
+	received                             replicate.LSN
+	lastMessage                          time.Time
+	tableChanges                         map[string]int64
+	entities                             map[string]SyncEntity
+	writes                               SyncWrites
+	// walSamples are the source's WAL positions this sync saw, oldest
+	// first, from the oldest not yet confirmed on (see lagSince).
+	walSamples []walSample
 	// rate window
 	lastStatus            time.Time
 	lastChanges, lastItem int64
@@ -65,9 +79,14 @@ func (a *applier) run(ctx context.Context) error {
 	}()
 
 	a.batch = a.ss.graph.NewBatch()
-	a.lastStatus = time.Now()
+	a.lastStatus, a.lastMessage = time.Now(), time.Now()
 	status := time.NewTicker(a.cfg.StatusEvery)
 	defer status.Stop()
+	sample := time.NewTicker(time.Second)
+	defer sample.Stop()
+	// A first status says the stream has begun (a readiness probe waits
+	// for it) and samples the source's WAL position.
+	a.cfg.Observer.Status(a.status(ctx, false))
 	var check <-chan time.Time
 	if a.cfg.UntilCaughtUp {
 		t := time.NewTicker(250 * time.Millisecond)
@@ -76,11 +95,26 @@ func (a *applier) run(ctx context.Context) error {
 	}
 	// A round, once begun, runs to its end even when ctx ends: its
 	// position is then confirmed, and a restart repeats less. ctx only
-	// stops the loop between rounds.
-	work := context.WithoutCancel(ctx)
+	// stops the loop between rounds; but the slot guard (--max-slot-wal)
+	// ends the round too.
+	work, cancelWork := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelWork(nil)
+	stopWork := context.AfterFunc(ctx, func() {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
+			cancelWork(cause)
+		}
+	})
+	defer stopWork()
+	// DDL while no sync ran, or during the initial load.
+	if err := a.checkSchema(work, "since the items were rendered"); err != nil {
+		return err
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
+				return cause
+			}
 			// Finish what was received: the round is applied and
 			// confirmed, so that a restart repeats less.
 			err := a.apply(work)
@@ -89,7 +123,13 @@ func (a *applier) run(ctx context.Context) error {
 			streamErr <- err // for the deferred wait
 			return fmt.Errorf("sync: the replication stream stopped: %w", err)
 		case <-status.C:
+			// DDL with no change after it sends no Relation message: look.
+			if err := a.checkSchema(work, "while streaming"); err != nil {
+				return err
+			}
 			a.cfg.Observer.Status(a.status(ctx, false))
+		case <-sample.C:
+			a.sampleWAL(ctx)
 		case <-check:
 			if err := a.checkCaughtUp(work); err != nil {
 				return err
@@ -114,6 +154,12 @@ func (a *applier) run(ctx context.Context) error {
 
 // handle takes one message of the stream.
 func (a *applier) handle(ctx context.Context, m replicate.Message) error {
+	if m.Kind != replicate.KindPosition {
+		a.lastMessage = time.Now() // keepalives come while the server reads old WAL too
+	}
+	if m.LSN > a.received {
+		a.received = m.LSN
+	}
 	switch m.Kind {
 	case replicate.KindBegin:
 		a.inTxn = true
@@ -123,9 +169,32 @@ func (a *applier) handle(ctx context.Context, m replicate.Message) error {
 		}
 	case replicate.KindChange:
 		a.changes.Add(1)
-		return a.batch.Add(m.Change)
+		if m.Change != nil && m.Change.Rel != nil {
+			if a.tableChanges == nil {
+				a.tableChanges = map[string]int64{}
+			}
+			a.tableChanges[m.Change.Rel.Table.String()]++
+		}
+		err := a.batch.Add(m.Change)
+		var ie *affect.IdentityError
+		if errors.As(err, &ie) {
+			// The identity was changed after sync checked it: the WAL
+			// lacks these old values for good.
+			return kinded(ErrSchemaChanged, fmt.Errorf("sync: a change of %s (transaction %d) was written while the table's replica identity lacked columns: %w. "+
+				"Its old values are not in the WAL, so the items it affects cannot be found; the slot stays at %s. "+
+				"To go on: give the table the identity it needs, drop the slot and publication (migrate sync --drop), then sync again into a new or emptied table",
+				m.Change.Rel.Table, m.Xid, err, a.confirmed))
+		}
+		return err
 	case replicate.KindTruncate:
 		return a.truncate(ctx, m)
+	case replicate.KindRelation:
+		// Sent before the first change of a table after DDL changed it;
+		// what it says is as of that change, the catalog is as of now,
+		// and rounds read rows now: the catalog decides.
+		if i := slices.IndexFunc(a.schema, func(t extract.TableSchema) bool { return t.Schema == m.Rel.Schema && t.Name == m.Rel.Name }); i >= 0 && relationDiffers(m.Rel, a.schema[i]) {
+			return a.checkSchema(ctx, "(the stream describes table "+m.Rel.Table.String()+" anew)")
+		}
 	case replicate.KindCommit:
 		a.inTxn = false
 		a.txns.Add(1)
@@ -173,6 +242,15 @@ func (a *applier) round(ctx context.Context) error {
 		res, err = a.batch.Resolve(ctx, tx, a.maxFanout())
 		return err
 	})
+	if err != nil {
+		// DDL not yet seen in the stream makes queries fail, or rows
+		// render wrong: when it is that, say which.
+		if cur, rerr := readSchemas(ctx, a.conn, a.schema); rerr == nil {
+			if serr := stopOn(diffSchemas(a.schema, cur, a.ss.graph), a.confirmed, "while streaming"); serr != nil {
+				return serr
+			}
+		}
+	}
 	var fe *affect.FanoutError
 	var re *transform.RowError
 	switch {
@@ -200,6 +278,19 @@ func (a *applier) round(ctx context.Context) error {
 	}
 	a.puts.Add(int64(len(res.Puts)))
 	a.deletes.Add(int64(len(res.Deletes)))
+	if a.entities == nil {
+		a.entities = map[string]SyncEntity{}
+	}
+	for _, it := range res.Puts {
+		e := a.entities[it.Entity]
+		e.Put++
+		a.entities[it.Entity] = e
+	}
+	for _, it := range res.Deletes {
+		e := a.entities[it.Entity]
+		e.Deleted++
+		a.entities[it.Entity] = e
+	}
 	return nil
 }
 
@@ -229,8 +320,21 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 	close(ch)
 	// Once sent, a round is written to its end even when ctx ends: its
 	// position is then confirmed, and a restart repeats less.
-	_, err = w.Write(context.WithoutCancel(ctx), ch)
+	// ctx is the loop's work context: it outlives an interruption, but
+	// not the slot guard.
+	st, err := w.Write(ctx, ch)
+	a.writes.Calls += st.Calls
+	a.writes.ThrottledCalls += st.ThrottledCalls
+	a.writes.Retries += st.Total.Retries
+	a.writes.Throttled += st.Total.Throttled
+	if st.Total.Retries > 0 || st.ThrottledCalls > 0 || st.SDKRetries > 0 {
+		a.writes.LastError = time.Now()
+	}
 	if err != nil {
+		a.writes.LastError = time.Now()
+		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
+			return cause
+		}
 		var ie *load.ItemError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
@@ -330,19 +434,19 @@ func (a *applier) checkCaughtUp(ctx context.Context) error {
 	}
 	a.server = lsn
 	if a.confirmed >= lsn {
-		a.caughtUp = true
+		// Caught up means the table is right: not if DDL is pending.
+		if err := a.checkSchema(ctx, "before catching up"); err != nil {
+			return err
+		}
+		a.caughtUp = a.batch.Len() == 0
 	}
 	return nil
 }
 
 // status is the sync's state now.
 func (a *applier) status(ctx context.Context, done bool) SyncStatus {
+	a.sampleWAL(ctx)
 	now := time.Now()
-	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	if lsn, err := replicate.CurrentLSN(qctx, a.conn); err == nil {
-		a.server = lsn
-	}
-	cancel()
 	s := SyncStatus{
 		Elapsed: now.Sub(a.start), ServerLSN: a.server, Confirmed: a.confirmed,
 		Transactions: a.txns.Load(), Changes: a.changes.Load(), ItemsPut: a.puts.Load(), ItemsDeleted: a.deletes.Load(), Rounds: a.rounds.Load(),
@@ -355,6 +459,37 @@ func (a *applier) status(ctx context.Context, done bool) SyncStatus {
 		s.LagSeconds = now.Sub(a.first).Seconds()
 	}
 	s.CaughtUp = a.caughtUp || (s.LagBytes == 0 && a.batch.Len() == 0)
+	s.Received, s.Writes = a.received, a.writes
+	if !s.CaughtUp {
+		s.LagSince = a.lagSince()
+		if !s.LagSince.IsZero() {
+			s.LagSeconds = max(s.LagSeconds, now.Sub(s.LagSince).Seconds())
+		}
+	}
+	s.SlotRetainedBytes = -1
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	if slot, err := replicate.ReadSlot(qctx, a.conn, a.cfg.Slot); err == nil && slot != nil {
+		s.SlotRetainedBytes = slot.RetainedBytes
+	}
+	cancel()
+	// A long silence while the source is ahead is the server reading old
+	// WAL (from the slot's restart point, kept by a transaction that was
+	// open when the slot was made or by a long one since): say so, the
+	// status line alone would look like a stall.
+	quiet := now.Sub(a.lastMessage)
+	if !done && !s.CaughtUp && s.LagBytes > 0 && quiet > 5*time.Second {
+		a.log.Warn("sync: nothing received from the slot while the source is ahead: the server is reading WAL it must decode before the next change",
+			"silent", quiet.Round(time.Second).String(), "behind", bytesText(s.LagBytes), "retained", bytesText(max(s.SlotRetainedBytes, 0)),
+			"lag", (time.Duration(s.LagSeconds) * time.Second).String())
+	}
+	s.TableChanges = make(map[string]int64, len(a.tableChanges))
+	for k, v := range a.tableChanges {
+		s.TableChanges[k] = v
+	}
+	s.Entities = make(map[string]SyncEntity, len(a.entities))
+	for k, v := range a.entities {
+		s.Entities[k] = v
+	}
 	if secs := now.Sub(a.lastStatus).Seconds(); secs > 0 {
 		items := s.ItemsPut + s.ItemsDeleted
 		s.ChangesPerSecond = float64(s.Changes-a.lastChanges) / secs
@@ -413,7 +548,13 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 		return err
 	}
 	a.deletes.Add(int64(len(dels)))
-	return a.inSnapshot(ctx, []uint32{m.Xid}, func(tx *extract.Snapshot) error {
+	return a.render(ctx, []uint32{m.Xid}, sources)
+}
+
+// render puts the items of every row of sources, read in one snapshot
+// that sees the transactions xids.
+func (a *applier) render(ctx context.Context, xids []uint32, sources []*transform.Source) error {
+	return a.inSnapshot(ctx, xids, func(tx *extract.Snapshot) error {
 		var items []load.Item
 		flush := func() error {
 			err := a.write(ctx, items)
@@ -462,4 +603,59 @@ func scanOne(ctx context.Context, snap *extract.Snapshot, sql string, dst any) e
 	}
 	rows.Close()
 	return rows.Err()
+}
+
+// walSample is the source's WAL position at one moment.
+type walSample struct {
+	at  time.Time
+	lsn replicate.LSN
+}
+
+// sampleWAL records the source's WAL position now. The samples let the lag
+// be measured against the source's clock of WAL, not against the messages
+// received: while the server decodes old WAL (a slot whose restart point
+// is far behind) nothing arrives, and a lag taken from received commits
+// would read zero.
+func (a *applier) sampleWAL(ctx context.Context) {
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	lsn, err := replicate.CurrentLSN(qctx, a.conn)
+	if err != nil {
+		return
+	}
+	a.server = lsn
+	a.walSamples = append(a.walSamples, walSample{at: time.Now(), lsn: lsn})
+	a.trimSamples()
+}
+
+// trimSamples drops the samples the confirmed position has passed, but for
+// the last of them: the WAL written after it is what is still waiting.
+func (a *applier) trimSamples() {
+	i := 0
+	for i+1 < len(a.walSamples) && a.walSamples[i+1].lsn <= a.confirmed {
+		i++
+	}
+	a.walSamples = a.walSamples[i:]
+}
+
+// lagSince is when the oldest WAL not yet confirmed was written, as far as
+// the samples and the received commits tell; zero when nothing waits.
+func (a *applier) lagSince() time.Time {
+	a.trimSamples()
+	var since time.Time
+	switch {
+	case len(a.walSamples) == 0:
+	case a.walSamples[0].lsn > a.confirmed:
+		// The first sample already saw unconfirmed WAL: it was written
+		// before this sync started, at the latest.
+		since = a.start
+	case len(a.walSamples) > 1:
+		// WAL past the confirmed position appeared between these two:
+		// the later one is a lower bound, never a false alarm.
+		since = a.walSamples[1].at
+	}
+	if !a.first.IsZero() && (since.IsZero() || a.first.Before(since)) {
+		since = a.first
+	}
+	return since
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -77,6 +78,7 @@ type tableTarget struct {
 	// resumed is the state file of the run being resumed: its table must
 	// still exist (it is never created then), and be the same table.
 	resumed *checkpoint.State
+	writer  atomic.Pointer[load.Writer]
 }
 
 // newTableTarget is the default Target of a run (prev: the run resumed).
@@ -148,5 +150,20 @@ func (t *tableTarget) Write(ctx context.Context, items <-chan load.Item) (load.S
 	if err != nil {
 		return load.Stats{}, err
 	}
+	t.writer.Store(w)
 	return w.Write(ctx, items)
+}
+
+// WriteStats are the writer's counts so far (progress reports).
+func (t *tableTarget) WriteStats() (load.Stats, bool) {
+	if w := t.writer.Load(); w != nil {
+		return w.Stats(), true
+	}
+	return load.Stats{}, false
+}
+
+// writeStatser is a Target that reports its writer's counts while it
+// writes.
+type writeStatser interface {
+	WriteStats() (load.Stats, bool)
 }

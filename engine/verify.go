@@ -64,7 +64,7 @@ func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
 			Sample:      cfg.Sample,
 			MaxDetails:  cfg.MaxDetails,
 		},
-		owns:     ownedBy(m),
+		owns:     ownedBy(src),
 		max:      cfg.MaxDetails,
 		entities: map[string]*entityHashes{},
 	}
@@ -93,7 +93,7 @@ func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
 // verifyBuilder accumulates the verification.
 type verifyBuilder struct {
 	v        *report.Verify
-	owns     func(entity string, key []byte) bool
+	owns     func(r diff.Record, key []byte) bool
 	max      int
 	entities map[string]*entityHashes
 	order    []string
@@ -138,7 +138,7 @@ func (b *verifyBuilder) visit(pr diff.Pair) error {
 		}
 	}
 	for _, r := range pr.Target {
-		if !b.owns(r.Entity, pr.Key) {
+		if !b.owns(r, pr.Key) {
 			continue
 		}
 		h, err := diff.Hash(r.Attrs)

@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -10,6 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/logging"
 )
+
+// ErrNoRegion is wrapped by NewS3Client when neither the configuration nor
+// the environment names a region and there is no custom endpoint.
+var ErrNoRegion = errors.New("export: no AWS region for S3")
 
 // S3ClientConfig configures NewS3Client.
 type S3ClientConfig struct {
@@ -49,7 +54,7 @@ func NewS3Client(ctx context.Context, cc S3ClientConfig) (*s3.Client, error) {
 	}
 	if awsCfg.Region == "" {
 		if cc.Endpoint == "" {
-			return nil, fmt.Errorf("export: no AWS region for S3: set AWS_REGION or --region")
+			return nil, fmt.Errorf("%w: set AWS_REGION or S3ClientConfig.Region", ErrNoRegion)
 		}
 		awsCfg.Region = "us-east-1"
 	}

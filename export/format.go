@@ -96,7 +96,15 @@ func decodeValue(v any) (types.AttributeValue, error) {
 				return &types.AttributeValueMemberBOOL{Value: b}, nil
 			}
 		case "NULL":
-			return &types.AttributeValueMemberNULL{Value: true}, nil
+			// DynamoDB refuses NULL false ("Null attribute value types
+			// must have the value of true"); reading it as NULL would
+			// change the file's value without a word.
+			if b, ok := raw.(bool); ok {
+				if !b {
+					return nil, errors.New(`{"NULL": false} is not a DynamoDB value: NULL must be true`)
+				}
+				return &types.AttributeValueMemberNULL{Value: true}, nil
+			}
 		case "SS", "NS", "BS":
 			list, ok := raw.([]any)
 			if !ok {

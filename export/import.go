@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -91,6 +92,10 @@ func ImportRequest(src *Source, m *mapping.Mapping, table string) (*dynamodb.Imp
 	}
 	if src.Manifest.MappingSHA256 != m.Digest {
 		return nil, kindedConfig(fmt.Errorf("the export was made with another mapping (sha256 %.12s…, and %s has %.12s…): import it with the mapping it was made with", src.Manifest.MappingSHA256, m.File, m.Digest))
+	}
+	if n := len(src.Manifest.Files); n > capacity.MaxImportFiles {
+		return nil, kindedConfig(fmt.Errorf("the export has %d data files, and Import from S3 takes at most %d per import: export again with --file-size %dMiB or more (--fresh), or load this one with run --from-export",
+			n, capacity.MaxImportFiles, capacity.FileSizeForImport(src.Manifest.UncompressedBytes)>>20))
 	}
 	table = cmp.Or(table, m.Table)
 	params, err := load.TableCreationParameters(engine.TableConfig(m, table))

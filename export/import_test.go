@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -271,5 +272,42 @@ func TestImportRequestKeyTypesAndLocalIndexes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Import from S3 takes at most 50,000 files: an export of more is refused
+// before any request (import and import --dry-run alike), naming a
+// --file-size that fits; export stops instead of writing file 50,001.
+func TestImportFileLimit(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../testdata/transform/basic_entity/mapping.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Parse("shop.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{capacity.MaxImportFiles, capacity.MaxImportFiles + 1} {
+		src := &Source{st: &s3Store{w: Where{Bucket: "b", Prefix: "p"}}, sha: "0",
+			Manifest: &Manifest{MappingSHA256: m.Digest, Compression: "GZIP", Files: make([]File, n), UncompressedBytes: int64(n) * (16 << 10)}}
+		_, err := ImportRequest(src, m, "")
+		if n <= capacity.MaxImportFiles {
+			if err != nil {
+				t.Errorf("%d files: %v", n, err)
+			}
+			continue
+		}
+		if !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "the export has 50001 data files, and Import from S3 takes at most 50000 per import: export again with --file-size 1MiB or more") {
+			t.Errorf("%d files: %v", n, err)
+		}
+		res, err := Import(t.Context(), ImportConfig{Source: src, Mapping: m, DryRun: true})
+		if err == nil || res != nil {
+			t.Errorf("import --dry-run of %d files: %v", n, err)
+		}
+	}
+	w := &writeState{t: &Target{files: make([]File, capacity.MaxImportFiles), cfg: TargetConfig{FileSize: 16 << 10}}}
+	if err := w.open(); err == nil || !strings.Contains(err.Error(), "Import from S3 takes at most 50000 files per import") {
+		t.Errorf("opening file 50,001: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,12 @@ type s3Store struct {
 	tm     *transfermanager.Client
 }
 
-// UploadOptions tune the multipart uploads of data files.
+// DefaultPartSize is the size of an uploaded part of a data file.
+const DefaultPartSize = 8 << 20
+
+// UploadOptions tune the uploads of data files: a file of PartSize or more
+// goes up as a multipart upload of PartSize parts, a smaller one as one
+// PutObject.
 type UploadOptions struct {
 	// PartSize is the size of each uploaded part in bytes (at least 5 MiB).
 	// Default 8 MiB. Concurrency is the parts in flight per file. Default 4.
@@ -46,9 +52,13 @@ type UploadOptions struct {
 
 func newS3Store(w Where, client S3, o UploadOptions) *s3Store {
 	tm := transfermanager.New(client, func(opts *transfermanager.Options) {
-		if o.PartSize > 0 {
-			opts.PartSizeBytes = o.PartSize
-		}
+		opts.PartSizeBytes = cmp.Or(o.PartSize, DefaultPartSize)
+		// The transfer manager sends a body under its threshold (16 MiB by
+		// default) as one PutObject, ignoring the part size: a file goes up
+		// as a multipart upload of PartSize parts from one part on, so that
+		// --part-size means what it says and a small file is held in memory
+		// only up to a part.
+		opts.MultipartUploadThreshold = opts.PartSizeBytes
 		opts.Concurrency = 4
 		if o.Concurrency > 0 {
 			opts.Concurrency = o.Concurrency

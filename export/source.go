@@ -57,6 +57,12 @@ func (s *Source) Select(k, n int) error {
 			s.files = append(s.files, f)
 		}
 	}
+	if total := len(s.Manifest.Files); len(s.files) == 0 && total > 0 {
+		// A machine told to load a share that holds no file would load
+		// nothing and succeed, and nobody would learn that N was wrong.
+		return kindedConfig(fmt.Errorf("export: files %d/%d: the export has %d file(s), so share %d of %d holds none; split it into at most %d shares",
+			k, n, total, k, n, total))
+	}
 	return nil
 }
 

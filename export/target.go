@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/diff"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/load"
@@ -29,7 +30,8 @@ import (
 
 // Defaults of TargetConfig.
 const (
-	DefaultFileSize   = 64 << 20 // uncompressed bytes per data file
+	DefaultFileSize   = capacity.DefaultExportFileSize // uncompressed bytes per data file
+	MinFileSize       = capacity.MinExportFileSize
 	DefaultBlockItems = 4096
 	DefaultBlockBytes = 4 << 20
 )
@@ -94,8 +96,8 @@ func (c TargetConfig) Validate() error {
 	if _, ok := extension[c.Compression]; !ok {
 		errs = append(errs, fmt.Errorf("export: compression must be %s, %s or %s, not %q", CompressionGzip, CompressionZstd, CompressionNone, c.Compression))
 	}
-	if c.FileSize < 1<<10 {
-		errs = append(errs, fmt.Errorf("export: file size must be at least 1 KiB, not %d bytes", c.FileSize))
+	if c.FileSize < MinFileSize {
+		errs = append(errs, fmt.Errorf("export: file size must be at least %d KiB, not %d bytes", MinFileSize>>10, c.FileSize))
 	}
 	if c.BlockItems < 1 || c.BlockBytes < 1 {
 		errs = append(errs, errors.New("export: block items and bytes must be positive"))
@@ -539,6 +541,16 @@ func (w *writeState) flushBlock(n int) error {
 func (w *writeState) open() error {
 	t := w.t
 	n := len(t.files) + 1
+	if n > capacity.MaxImportFiles {
+		// Import from S3 would refuse the whole export; better to stop at
+		// the limit than to write on.
+		var bytes int64
+		for _, f := range t.files {
+			bytes += f.UncompressedBytes
+		}
+		return fmt.Errorf("export: %d data files of about %d KiB are written and more are needed, but Import from S3 takes at most %d files per import: export again with a larger --file-size (--fresh; %dMiB would fit twice what is written so far)",
+			len(t.files), t.cfg.FileSize>>10, capacity.MaxImportFiles, capacity.FileSizeForImport(2*bytes)>>20)
+	}
 	name := t.dataName(n)
 	pf, err := t.st.create(w.ctx, name)
 	if err != nil {

@@ -102,10 +102,15 @@ func TestLineRoundTrip(t *testing.T) {
 	if !bytes.Equal(line, again) {
 		t.Errorf("not deterministic:\n%s\n%s", line, again)
 	}
-	for _, bad := range []string{`{}`, `{"Item":{"a":{"S":"x","N":"1"}}}`, `{"Item":{"a":{"Q":"x"}}}`, `{"Item":{"a":{"B":"%%"}}}`, `not json`} {
+	for _, bad := range []string{`{}`, `{"Item":{"a":{"S":"x","N":"1"}}}`, `{"Item":{"a":{"Q":"x"}}}`, `{"Item":{"a":{"B":"%%"}}}`, `not json`,
+		`{"Item":{"a":{"NULL":false}}}`, `{"Item":{"a":{"L":[{"NULL":false}]}}}`, `{"Item":{"a":{"NULL":"true"}}}`} {
 		if _, err := decodeLine([]byte(bad)); err == nil {
 			t.Errorf("decodeLine(%s) succeeded", bad)
 		}
+	}
+	// NULL false is refused by name: DynamoDB has no such value.
+	if _, err := decodeLine([]byte(`{"Item":{"a":{"NULL":false}}}`)); err == nil || !strings.Contains(err.Error(), `attribute "a": {"NULL": false} is not a DynamoDB value: NULL must be true`) {
+		t.Errorf("NULL false: %v", err)
 	}
 }
 
@@ -405,8 +410,17 @@ func TestS3MultipartUpload(t *testing.T) {
 	if len(files) != 2 || files[0].UncompressedBytes < 18<<20 {
 		t.Fatalf("files: %+v", files)
 	}
-	if got := b.s3.Requests("POST ?uploads"); got != 1 {
-		t.Errorf("%d multipart uploads started, want 1 (the first, large file)", got)
+	// A file of a part (5 MiB here) or more goes up in parts, a smaller
+	// one as a PutObject: the part size holds from one part on, not from
+	// the transfer manager's own 16 MiB.
+	multipart := 0
+	for _, f := range files {
+		if f.Bytes >= 5<<20 {
+			multipart++
+		}
+	}
+	if got := b.s3.Requests("POST ?uploads"); got != multipart {
+		t.Errorf("%d multipart uploads started, want %d (the files of 5 MiB or more)", got, multipart)
 	}
 	if got := b.s3.Requests("PUT ?uploadId ?partNumber"); got < 4 {
 		t.Errorf("%d parts uploaded, want at least 4 of 5 MiB", got)
@@ -506,11 +520,11 @@ func TestStartResumesAtTheCheckpoint(t *testing.T) {
 	t.Parallel()
 	b := newLocal(t)
 	var st settle
-	first := b.target(t, func(c *TargetConfig) { c.FileSize, c.BlockItems = 2000, 10 })
+	first := b.target(t, func(c *TargetConfig) { c.FileSize, c.BlockItems = MinFileSize, 10 })
 	if err := first.Start(t.Context(), st.start()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := first.Write(t.Context(), feed(items(300, 0, &st))); err != nil {
+	if _, err := first.Write(t.Context(), feed(items(300, 200, &st))); err != nil {
 		t.Fatal(err)
 	}
 	files := first.Files()
@@ -614,5 +628,19 @@ func TestSelectSharesFiles(t *testing.T) {
 		if err := src.Select(kn[0], kn[1]); err == nil {
 			t.Errorf("Select(%d, %d) accepted", kn[0], kn[1])
 		}
+	}
+	// Share 9 of 10 of 7 files holds none: once, it loaded nothing and
+	// exited 0. Share 7 of 10 holds the last file.
+	err := src.Select(9, 10)
+	if err == nil || !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "the export has 7 file(s), so share 9 of 10 holds none; split it into at most 7 shares") {
+		t.Errorf("Select(9, 10) of 7 files: %v", err)
+	}
+	if err := src.Select(7, 10); err != nil || len(src.Taken()) != 1 {
+		t.Errorf("Select(7, 10) of 7 files: %v, %d files", err, len(src.Taken()))
+	}
+	// An export of an empty table has no file to share.
+	empty := &Source{Manifest: &Manifest{}}
+	if err := empty.Select(2, 3); err != nil {
+		t.Errorf("Select(2, 3) of no files: %v", err)
 	}
 }

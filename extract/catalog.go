@@ -11,7 +11,15 @@ import (
 // Catalog is the source schema as mapping validation consumes it.
 type Catalog = mapping.Catalog
 
+// columnsSQL resolves domains to their base type, through domains over
+// domains, for columns and for array elements alike: a domain converts as
+// the type it is based on.
 const columnsSQL = `
+WITH RECURSIVE base(oid, base) AS (
+  SELECT oid, oid FROM pg_type WHERE typtype <> 'd'
+  UNION ALL
+  SELECT d.oid, b.base FROM pg_type d JOIN base b ON b.oid = d.typbasetype WHERE d.typtype = 'd'
+)
 SELECT n.nspname, c.relname, a.attname, a.attnotnull,
        format_type(a.atttypid, a.atttypmod),
        bt.typname, bt.typcategory::text,
@@ -19,9 +27,10 @@ SELECT n.nspname, c.relname, a.attname, a.attnotnull,
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_type t ON t.oid = a.atttypid
-JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
-LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A'
+JOIN base tb ON tb.oid = a.atttypid
+JOIN pg_type bt ON bt.oid = tb.base
+LEFT JOIN base eb ON eb.oid = bt.typelem AND bt.typcategory = 'A'
+LEFT JOIN pg_type et ON et.oid = eb.base
 WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
   AND a.attnum > 0 AND NOT a.attisdropped
   AND n.nspname = ANY($1)
@@ -63,8 +72,10 @@ func ReadCatalog(ctx context.Context, q querier, schemas []string) (*Catalog, er
 		if baseCat == "A" {
 			typ.Kind = pgkind.Array
 			typ.Elem = pgkind.Classify(elem, firstByte(elemCat))
+			typ.Float4 = typ.Elem == pgkind.Float && pgkind.IsFloat4(elem)
 		} else {
 			typ.Kind = pgkind.Classify(base, firstByte(baseCat))
+			typ.Float4 = typ.Kind == pgkind.Float && pgkind.IsFloat4(base)
 		}
 		t.Columns = append(t.Columns, mapping.Column{Name: col, Type: typ, NotNull: notNull})
 	}

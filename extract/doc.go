@@ -17,10 +17,12 @@
 // streams, would need one sorted stream per relation and more round trips.
 //
 // Values are decoded without loss: integers as int64, numeric as an exact
-// Decimal string, floats as float64, dates and timestamps as time.Time in
-// UTC, bytea as []byte, json/jsonb as JSON text, arrays as []any. Types
-// without an exact native decoding (enums, citext, interval, inet, money,
-// ...) are cast to text by the query. Identifiers are always quoted with
+// Decimal string, real as float32 and double precision as float64 (a real
+// widened to float64 would print as a longer decimal than PostgreSQL
+// shows), dates and timestamps as time.Time in UTC, bytea as []byte,
+// json/jsonb as JSON text, arrays as []any. Types without an exact native
+// decoding (enums, citext, interval, inet, money, ...) are cast to text by
+// the query. Identifiers are always quoted with
 // pgx.Identifier, never pasted into SQL.
 //
 // In the pipeline (package engine draws it whole):

@@ -3,23 +3,17 @@ package extract
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
-)
-
-// Text layouts of date and time values under the session settings the
-// snapshot pins (DateStyle ISO, TimeZone UTC).
-const (
-	pgDate        = "2006-01-02"
-	pgTimestamp   = "2006-01-02 15:04:05.999999999"
-	pgTimestamptz = "2006-01-02 15:04:05.999999999Z07"
 )
 
 // decodeEmbed parses the JSON array of child rows built by embedExpr.
@@ -41,7 +35,7 @@ func decodeEmbed(text string, cols []mapping.Column) ([]Row, error) {
 		}
 		row := vals[i*len(cols) : (i+1)*len(cols) : (i+1)*len(cols)]
 		for k, c := range cols {
-			v, err := decodeJSONValue(fields[k], c.Type.Kind, c.Type.Elem)
+			v, err := decodeJSONValue(fields[k], c.Type.Kind, c.Type.Elem, c.Type.Float4)
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", c.Name, err)
 			}
@@ -118,7 +112,7 @@ func jsonString(raw []byte) (string, error) {
 	return s, err
 }
 
-func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
+func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind, float4 bool) (any, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("empty JSON value")
 	}
@@ -126,7 +120,13 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 		return nil, nil
 	}
 	if k == pgkind.JSON {
-		return JSON(raw), nil
+		// The json's text as a JSON string (see jsonExpr): a json null
+		// is "null", not the null of a NULL column.
+		s, err := jsonString(raw)
+		if err != nil {
+			return nil, fmt.Errorf("want the text of a json value, got %s", raw)
+		}
+		return JSON(s), nil
 	}
 	if k == pgkind.Array {
 		items, err := splitJSONArray(raw)
@@ -136,10 +136,10 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 		out := make([]any, len(items))
 		for i, it := range items {
 			ek := elem
-			if len(it) > 0 && it[0] == '[' && elem != pgkind.JSON {
+			if len(it) > 0 && it[0] == '[' {
 				ek = pgkind.Array // nested dimension
 			}
-			v, err := decodeJSONValue(it, ek, elem)
+			v, err := decodeJSONValue(it, ek, elem, float4)
 			if err != nil {
 				return nil, err
 			}
@@ -168,14 +168,26 @@ func decodeJSONValue(raw json.RawMessage, k, elem pgkind.Kind) (any, error) {
 	}
 	switch k {
 	case pgkind.Float:
+		if float4 {
+			f, err := strconv.ParseFloat(s, 32)
+			return float32(f), err
+		}
 		return strconv.ParseFloat(s, 64)
 	case pgkind.Bytea:
+		if hexText, ok := strings.CutPrefix(s, `\x`); ok {
+			return hex.DecodeString(hexText) // an array's element, as text (bytea_output hex)
+		}
 		return base64.StdEncoding.DecodeString(strings.ReplaceAll(s, "\n", ""))
 	case pgkind.Date, pgkind.Timestamp, pgkind.Timestamptz:
 		return parseTime(s, k)
 	}
 	return s, nil
 }
+
+// pgTimeText is a date or timestamp as PostgreSQL prints it with DateStyle
+// ISO and TimeZone UTC: years of four or more digits, " BC" for years
+// before 1 (which time.Parse reads neither of).
+var pgTimeText = regexp.MustCompile(`^(\d{4,})-(\d\d)-(\d\d)(?: (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?)?(\+00)?( BC)?$`)
 
 func parseTime(s string, k pgkind.Kind) (any, error) {
 	switch s {
@@ -184,16 +196,21 @@ func parseTime(s string, k pgkind.Kind) (any, error) {
 	case "-infinity":
 		return Infinity{-1}, nil
 	}
-	layout := pgDate
-	switch k {
-	case pgkind.Timestamp:
-		layout = pgTimestamp
-	case pgkind.Timestamptz:
-		layout = pgTimestamptz
+	m := pgTimeText.FindStringSubmatch(s)
+	if m == nil || (k == pgkind.Date) != (m[4] == "") || (k == pgkind.Timestamptz) != (m[8] != "") {
+		return nil, fmt.Errorf("parse %s %q: not PostgreSQL's ISO text in UTC", k, s)
 	}
-	t, err := time.Parse(layout, s)
-	if err != nil {
-		return nil, fmt.Errorf("parse %s %q: %w", k, s, err)
+	n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
+	year := n(1)
+	if m[9] != "" {
+		year = 1 - year // 1 BC is year 0
 	}
-	return t.UTC(), nil
+	var hh, mm, ss, ns int
+	if m[4] != "" {
+		hh, mm, ss = n(4), n(5), n(6)
+		if m[7] != "" {
+			ns, _ = strconv.Atoi((m[7] + "000000000")[:9])
+		}
+	}
+	return time.Date(year, time.Month(n(2)), n(3), hh, mm, ss, ns, time.UTC), nil
 }

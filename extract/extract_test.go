@@ -133,7 +133,7 @@ func TestRowsExactValues(t *testing.T) {
 	want1 := map[string]any{
 		"i2": int64(-32768), "i4": int64(2147483647), "i8": int64(-9223372036854775808), "d": int64(5),
 		"n":  extract.Decimal("123456789012345678901234567890.123456789012345678901234567890"),
-		"n2": extract.Decimal("19.90"), "f4": 1.5, "f8": 0.1,
+		"n2": extract.Decimal("19.90"), "f4": float32(1.5), "f8": 0.1,
 		"t": "héllo # 'quoted'", "vc": "abc", "c3": "ab" /* char(n) padding is not significant: the text cast drops it */, "u": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "e": "happy", "b": true,
 		"dt": time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), "ts": time.Date(2024, 5, 1, 10, 0, 0, 1000, time.UTC), "tstz": tstz,
 		"by": []byte{0, 255, 16}, "j": extract.JSON(`{"a": 1.10, "b": [1e2, null]}`), "jb": extract.JSON(`{"s": "x", "big": 12345678901234567890}`),
@@ -164,7 +164,7 @@ func TestRowsExactValues(t *testing.T) {
 			t.Errorf("row 2 %s = %#v, want %#v", col, got, w)
 		}
 	}
-	if f := get(rows[1], "f4").(float64); f == f {
+	if f := get(rows[1], "f4").(float32); f == f {
 		t.Errorf("f4 NaN read as %v", f)
 	}
 }

@@ -112,5 +112,9 @@ func sameValue(a, b any) bool {
 		y, ok := b.(float64)
 		return ok && y != y
 	}
+	if x, ok := a.(float32); ok && x != x {
+		y, ok := b.(float32)
+		return ok && y != y
+	}
 	return reflect.DeepEqual(a, b)
 }

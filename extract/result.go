@@ -18,7 +18,7 @@ type ResultColumn struct {
 
 // Each runs a query and calls f for every row with the result's columns
 // and the row's values, decoded exactly as Rows decodes table reads
-// (int64, Decimal, float64, time.Time, Infinity, []byte, JSON, string,
+// (int64, Decimal, float32, float64, time.Time, Infinity, []byte, JSON, string,
 // []any; NULL as nil). Every column is transferred in PostgreSQL's text
 // format, which the snapshot's settings make exact and which every type
 // has: one without an exact decoding (interval, inet, an enum) arrives as
@@ -80,8 +80,10 @@ func resultColumns(rows pgx.Rows) []ResultColumn {
 				if t.Elem == pgkind.Other {
 					t.Elem = pgkind.Text
 				}
+				t.Float4 = t.Elem == pgkind.Float && pgkind.IsFloat4(elem)
 			} else {
 				t.Kind = pgkind.Classify(name, 0)
+				t.Float4 = t.Kind == pgkind.Float && pgkind.IsFloat4(name)
 				if t.Kind == pgkind.Other {
 					t.Kind = pgkind.Text // read as text, as the snapshot's settings print it
 				}

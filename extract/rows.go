@@ -29,6 +29,15 @@ type JSON string
 // Infinity is a date or timestamp of +infinity (Sign 1) or -infinity (-1).
 type Infinity struct{ Sign int }
 
+// OffsetArray stands for an array whose lower bounds are not all 1
+// ('[0:1]={1,2}', array_dims "[0:1]"): nested lists have no place for the
+// bounds, so the transform refuses it rather than shift its subscripts.
+// Values are its elements as an array from 1 would hold them, for reports.
+type OffsetArray struct {
+	Dims   string
+	Values []any
+}
+
 // Query says what to read from one table, with the parent rows joined to
 // it (for copied attributes) and child rows aggregated into it (for
 // embedded attributes), so that Postgres does the joining inside the
@@ -244,8 +253,14 @@ func jsonExpr(a string, c mapping.Column) string {
 	switch c.Type.Kind {
 	case pgkind.Numeric:
 		return id + "::numeric"
-	case pgkind.Int, pgkind.Bool, pgkind.JSON:
+	case pgkind.Int:
+		return id + "::int8" // an oid would be a JSON string
+	case pgkind.Bool:
 		return id
+	case pgkind.JSON:
+		// As the text of the json, a JSON string: a json null would be the
+		// same null as a NULL column.
+		return "to_json(" + id + "::text)"
 	case pgkind.Float:
 		// float8 text output is shortest-exact; NaN/Infinity stay strings.
 		return id + "::text"
@@ -254,13 +269,15 @@ func jsonExpr(a string, c mapping.Column) string {
 	case pgkind.Bytea:
 		return "encode(" + id + ", 'base64')"
 	case pgkind.Array:
+		// to_json keeps an array's dimensions, and an empty array is [];
+		// json and bytea elements go as text (a bytea as \x hex).
 		switch c.Type.Elem {
 		case pgkind.Numeric:
 			return "to_json(" + id + "::numeric[])"
-		case pgkind.Int, pgkind.Bool, pgkind.JSON:
+		case pgkind.Int:
+			return "to_json(" + id + "::int8[])"
+		case pgkind.Bool:
 			return "to_json(" + id + ")"
-		case pgkind.Bytea:
-			return "(SELECT json_agg(encode(b, 'base64')) FROM unnest(" + id + ") AS b)"
 		default:
 			return "to_json(" + id + "::text[])"
 		}
@@ -303,12 +320,18 @@ func selectExpr(a string, c mapping.Column) string {
 		// the binary form through math/big.
 		return id + "::numeric::text"
 	case pgkind.Float:
+		if c.Type.Float4 {
+			return id + "::float4" // the domain's base type; decoded as float32
+		}
 		return id + "::float8"
 	case pgkind.Array:
 		switch c.Type.Elem {
 		case pgkind.Int:
 			return id + "::int8[]"
 		case pgkind.Float:
+			if c.Type.Float4 {
+				return id + "::float4[]"
+			}
 			return id + "::float8[]"
 		case pgkind.Numeric:
 			return id + "::numeric[]"
@@ -439,6 +462,7 @@ const (
 	decodeScan rawDecoder = iota
 	decodeText
 	decodeInt8
+	decodeFloat4
 	decodeFloat8
 	decodeBool
 	decodeDate
@@ -450,6 +474,7 @@ const (
 	oidBool        = 16
 	oidInt8        = 20
 	oidText        = 25
+	oidFloat4      = 700
 	oidFloat8      = 701
 	oidDate        = 1082
 	oidTimestamp   = 1114
@@ -478,6 +503,8 @@ func rawPlan(fields []pgconn.FieldDescription, cols []mapping.Column, n int) []r
 		case fd.Format != pgtype.BinaryFormatCode || i >= len(cols):
 		case fd.DataTypeOID == oidInt8 && k == pgkind.Int:
 			plan[i] = decodeInt8
+		case fd.DataTypeOID == oidFloat4 && k == pgkind.Float:
+			plan[i] = decodeFloat4
 		case fd.DataTypeOID == oidFloat8 && k == pgkind.Float:
 			plan[i] = decodeFloat8
 		case fd.DataTypeOID == oidBool && k == pgkind.Bool:
@@ -511,6 +538,12 @@ func (d rawDecoder) binary(raw []byte) (any, error) {
 			return nil, fmt.Errorf("int8: %d bytes", len(raw))
 		}
 		return int64(binary.BigEndian.Uint64(raw)), nil
+	case decodeFloat4:
+		// float32, not widened: the transform prints it with 32 bits.
+		if len(raw) != 4 {
+			return nil, fmt.Errorf("float4: %d bytes", len(raw))
+		}
+		return math.Float32frombits(binary.BigEndian.Uint32(raw)), nil
 	case decodeFloat8:
 		if len(raw) != 8 {
 			return nil, fmt.Errorf("float8: %d bytes", len(raw))
@@ -557,6 +590,9 @@ func scanTarget(t pgkind.Type) any {
 	case pgkind.Numeric:
 		return new(pgtype.Text) // see selectExpr
 	case pgkind.Float:
+		if t.Float4 {
+			return new(pgtype.Float4)
+		}
 		return new(pgtype.Float8)
 	case pgkind.Bool:
 		return new(pgtype.Bool)
@@ -573,6 +609,9 @@ func scanTarget(t pgkind.Type) any {
 		case pgkind.Int:
 			return new(pgtype.Array[pgtype.Int8])
 		case pgkind.Float:
+			if t.Float4 {
+				return new(pgtype.Array[pgtype.Float4])
+			}
 			return new(pgtype.Array[pgtype.Float8])
 		case pgkind.Numeric:
 			return new(pgtype.Array[pgtype.Numeric])
@@ -603,6 +642,11 @@ func decode(target any, t pgkind.Type) (any, error) {
 		return v.Int64, nil
 	case *pgtype.Numeric:
 		return decodeNumeric(*v), nil
+	case *pgtype.Float4:
+		if !v.Valid {
+			return nil, nil
+		}
+		return v.Float32, nil
 	case *pgtype.Float8:
 		if !v.Valid {
 			return nil, nil
@@ -646,6 +690,8 @@ func decode(target any, t pgkind.Type) (any, error) {
 		return v.String, nil
 	case *pgtype.Array[pgtype.Int8]:
 		return decodeArray(v, func(e pgtype.Int8) any { return pick(e.Valid, e.Int64) })
+	case *pgtype.Array[pgtype.Float4]:
+		return decodeArray(v, func(e pgtype.Float4) any { return pick(e.Valid, e.Float32) })
 	case *pgtype.Array[pgtype.Float8]:
 		return decodeArray(v, func(e pgtype.Float8) any { return pick(e.Valid, e.Float64) })
 	case *pgtype.Array[pgtype.Numeric]:
@@ -709,11 +755,25 @@ func decodeArray[T any](a *pgtype.Array[T], conv func(T) any) (any, error) {
 	if !a.Valid {
 		return nil, nil
 	}
+	var offset string // array_dims, when a lower bound is not 1
+	for _, d := range a.Dims {
+		if d.LowerBound != 1 {
+			var dims strings.Builder
+			for _, d := range a.Dims {
+				fmt.Fprintf(&dims, "[%d:%d]", d.LowerBound, d.LowerBound+d.Length-1)
+			}
+			offset = dims.String()
+			break
+		}
+	}
 	flat := make([]any, len(a.Elements))
 	for i, e := range a.Elements {
 		flat[i] = conv(e)
 	}
 	if len(a.Dims) <= 1 {
+		if offset != "" {
+			return OffsetArray{offset, flat}, nil
+		}
 		return flat, nil
 	}
 	var build func(dim int, off int) ([]any, int)
@@ -731,6 +791,9 @@ func decodeArray[T any](a *pgtype.Array[T], conv func(T) any) (any, error) {
 		return out, off
 	}
 	out, _ := build(0, 0)
+	if offset != "" {
+		return OffsetArray{offset, out}, nil
+	}
 	return out, nil
 }
 

@@ -3,12 +3,16 @@ package load
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -18,6 +22,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/logging"
 )
+
+// ErrNoRegion is wrapped by NewClient when neither the configuration nor
+// the environment names a region and there is no custom endpoint: a
+// caller's setup mistake, found before any call.
+var ErrNoRegion = errors.New("load: no AWS region")
 
 // ClientConfig configures NewClient. Zero values mean the documented
 // defaults.
@@ -96,6 +105,9 @@ const unlimitedAttempts = 1 << 20
 // throttling must not fail a healthy run, the Writer paces itself), a
 // connection pool sized for the concurrency, and short dial timeouts so
 // that an unreachable endpoint fails in seconds.
+// A Writer sends the BatchWriteItem calls of a client NewClient built, and
+// of no other, without the SDK's per-call middleware (see "Request bodies"
+// in the package documentation).
 func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	cc = cc.WithDefaults()
 	if err := cc.Validate(); err != nil {
@@ -153,15 +165,35 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 	awsCfg.HTTPClient = bodyClient{awsCfg.HTTPClient}
 	if awsCfg.Region == "" {
 		if cc.Endpoint == "" {
-			return nil, fmt.Errorf("load: no AWS region: set AWS_REGION or the region option")
+			return nil, fmt.Errorf("%w: set AWS_REGION or ClientConfig.Region", ErrNoRegion)
 		}
 		awsCfg.Region = "us-east-1"
 	}
-	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+	client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cc.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cc.Endpoint)
 		}
 		o.EndpointResolverV2 = newEndpointCache(o.EndpointResolverV2)
 		o.APIOptions = append(o.APIOptions, callLimits{timeout: cc.CallTimeout, maxElapsed: cc.MaxCallElapsed, reached: new(atomic.Bool)}.add)
-	}), nil
+	})
+	markOwn(client)
+	return client, nil
+}
+
+// ownClients holds the clients NewClient built, weakly: the Writer sends
+// calls without the SDK's per-call middleware (direct.go) only on those. A
+// client made any other way, even from one of these Options, may carry
+// middleware of its maker's that must run on every call.
+var ownClients sync.Map // weak.Pointer[dynamodb.Client] → struct{}
+
+func markOwn(c *dynamodb.Client) {
+	wp := weak.Make(c)
+	ownClients.Store(wp, struct{}{})
+	runtime.AddCleanup(c, func(wp weak.Pointer[dynamodb.Client]) { ownClients.Delete(wp) }, wp)
+}
+
+// ownClient says whether NewClient built c.
+func ownClient(c *dynamodb.Client) bool {
+	_, ok := ownClients.Load(weak.Make(c))
+	return ok
 }

@@ -47,10 +47,12 @@ type Config struct {
 	// Concurrency is the number of BatchWriteItem calls in flight. Default
 	// DefaultConcurrency.
 	Concurrency int
-	// SDKMiddleware sends every call of a *dynamodb.Client through the
-	// SDK's whole middleware stack, as the first call always is, instead of
-	// repeating that call's request without it (see "Request bodies" in the
-	// package documentation). Slower; for diagnosing the direct calls.
+	// SDKMiddleware sends every call of a client NewClient built through
+	// the SDK's whole middleware stack, as the first call always is, instead
+	// of repeating that call's request without it (see "Request bodies" in
+	// the package documentation). Slower; for diagnosing the direct calls.
+	// A client built any other way (your own *dynamodb.Client, with its
+	// middleware) always goes through the SDK whole.
 	SDKMiddleware bool
 	// MaxBatchElapsed is how long a batch may take from when it is first
 	// sent: retries, backoff, waiting for the rate limiter and the calls

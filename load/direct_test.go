@@ -14,12 +14,15 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
@@ -114,8 +117,18 @@ func TestDirectCallsAreTheSDKs(t *testing.T) {
 		t.Errorf("%d of %d calls sent directly (%d replayed), want all but the first (none)", sent, stats.Calls, replayed)
 	}
 	sdk := reqs[0]
+	invocations := map[string]bool{}
 	for i, r := range reqs {
 		verifySignature(t, r)
+		// Set per call, never repeated from the SDK's first one.
+		id := r.header.Get("Amz-Sdk-Invocation-Id")
+		if len(id) != 36 || invocations[id] {
+			t.Errorf("request %d: invocation id %q, empty or seen before", i, id)
+		}
+		invocations[id] = true
+		if got := r.header.Get("Amz-Sdk-Request"); got != "attempt=1; max=1" {
+			t.Errorf("request %d: attempt header %q", i, got)
+		}
 		for _, h := range []string{"Content-Type", "X-Amz-Target", "User-Agent", "Accept-Encoding"} {
 			if r.header.Get(h) != sdk.header.Get(h) || r.header.Get(h) == "" && h != "Accept-Encoding" {
 				t.Errorf("request %d: %s %q, the SDK's %q", i, h, r.header.Get(h), sdk.header.Get(h))
@@ -223,6 +236,11 @@ func TestDirectAnswersAreTheSDKs(t *testing.T) {
 			if (directErr == nil) != (sdkErr == nil) {
 				t.Fatalf("error %v, the SDK's %v", directErr, sdkErr)
 			}
+			// An answer that stops the run is the SDK's own, from a call it
+			// made again; the direct path stays on (the SDK was refused too).
+			if wantFallbacks := int64(b2i(tt.class == classFatal && sdkErr != nil)); d.fallbacks.Load() != wantFallbacks || d.off.Load() {
+				t.Errorf("%d fallbacks to the SDK (want %d), direct path off: %v", d.fallbacks.Load(), wantFallbacks, d.off.Load())
+			}
 			if sdkErr != nil {
 				if !tt.drop && directErr.Error() != sdkErr.Error() {
 					t.Errorf("error\n %v\nthe SDK's\n %v", directErr, sdkErr)
@@ -251,6 +269,120 @@ func TestDirectAnswersAreTheSDKs(t *testing.T) {
 	}
 }
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A direct call refused with an answer that would stop the run is made
+// again through the SDK whole; when the SDK's call succeeds, the direct
+// path is wrong somewhere, and every later call goes through the SDK. The
+// run completes and counts the fallback.
+func TestDirectFallback(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := fakeEndpoint(t, func(op string, body []byte) (int, string) {
+		if n.Add(1) == 3 { // the second direct call
+			return 400, `{"__type":"com.amazon.coral.service#AccessDeniedException","message":"not for you"}`
+		}
+		return 200, `{"UnprocessedItems":{}}`
+	})
+	client, err := NewClient(context.Background(), testClientConfig(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(client, Config{Table: "t", PartitionKey: "PK", SortKey: "SK", Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := w.Write(context.Background(), feed(numbered(200, 7)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Calls: the SDK's first, two direct (the second refused, made again
+	// by the SDK), then the SDK's only.
+	if stats.Total.Written != 200 || stats.DirectCalls != 2 || stats.DirectFallbacks != 1 || !w.direct.off.Load() ||
+		n.Load() != stats.Calls+1 {
+		t.Errorf("stats %+v, %d requests, direct path off %v; want 2 direct calls, 1 fallback, then off", stats, n.Load(), w.direct.off.Load())
+	}
+}
+
+// The SDK's request may carry only headers the direct path knows: the
+// operation's, which it copies, and the per-call ones, which it sets. Any
+// other (a later SDK version's, or a middleware's) keeps it off.
+func TestDirectHeaderAllowList(t *testing.T) {
+	t.Parallel()
+	req := httptest.NewRequest(http.MethodPost, "http://x/", nil)
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.BatchWriteItem")
+	req.Header.Set("Amz-Sdk-Request", "attempt=1; max=1")
+	req.Header.Set("Amz-Sdk-Invocation-Id", "x")
+	shape, err := shapeOf(req)
+	if err != nil || shape.header.Get("X-Amz-Target") == "" || shape.header.Get("Amz-Sdk-Invocation-Id") != "" || shape.maxAttempts != "1" {
+		t.Fatalf("shape %+v, %v", shape, err)
+	}
+	req.Header.Set("X-Trace-Id", "1")
+	if _, err := shapeOf(req); err == nil || !strings.Contains(err.Error(), "X-Trace-Id") {
+		t.Errorf("a request with an unknown header: %v", err)
+	}
+	d := &direct{}
+	d.opts.Logger = logging.Nop{}
+	d.record(req, nil, nil)
+	if !d.off.Load() {
+		t.Errorf("direct path on for a request with an unknown header")
+	}
+}
+
+// A caller's own client goes through the SDK whole on every call, so that
+// its middleware runs each time: here a trace id that changes per call. So
+// does a client made from the Options of one NewClient built.
+func TestCallersClientGoesThroughTheSDK(t *testing.T) {
+	t.Parallel()
+	srv, got := recordingEndpoint(t)
+	own, err := NewClient(context.Background(), testClientConfig(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var traces atomic.Int64
+	tracing := func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Build.Add(middleware.BuildMiddlewareFunc("trace", func(ctx context.Context, in middleware.BuildInput, next middleware.BuildHandler) (middleware.BuildOutput, middleware.Metadata, error) {
+				in.Request.(*smithyhttp.Request).Header.Set("X-Trace-Id", fmt.Sprint(traces.Add(1)))
+				return next.HandleBuild(ctx, in)
+			}), middleware.After)
+		})
+	}
+	callers := map[string]*dynamodb.Client{
+		"built by the caller":           dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), Credentials: testCreds}, tracing),
+		"made from NewClient's options": dynamodb.New(own.Options(), tracing),
+	}
+	for name, client := range callers {
+		before := len(got())
+		w, err := NewWriter(client, Config{Table: "t", PartitionKey: "PK", SortKey: "SK", Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := w.Write(context.Background(), feed(numbered(200, 7)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := got()[before:]
+		if w.direct != nil || stats.DirectCalls != 0 || int64(len(reqs)) != stats.Calls || stats.Calls < 8 {
+			t.Fatalf("%s: direct path %v, %d requests, stats %+v", name, w.direct != nil, len(reqs), stats)
+		}
+		seen := map[string]bool{}
+		for i, r := range reqs {
+			id := r.header.Get("X-Trace-Id")
+			if id == "" || seen[id] {
+				t.Errorf("%s: request %d has trace id %q, empty or seen before", name, i, id)
+			}
+			seen[id] = true
+		}
+	}
+}
+
 // A request the direct path cannot repeat (not SigV4-signed) turns it off:
 // every call then goes through the SDK.
 func TestDirectOffWithoutSigV4(t *testing.T) {
@@ -258,7 +390,7 @@ func TestDirectOffWithoutSigV4(t *testing.T) {
 	d.opts.Logger = logging.Nop{}
 	req := httptest.NewRequest(http.MethodPost, "http://x/", nil)
 	req.Header.Set("Authorization", "Bearer token")
-	d.record(req)
+	d.record(req, nil, nil)
 	if !d.off.Load() || d.shape.Load() != nil {
 		t.Errorf("direct path still on for a request signed with %q", req.Header.Get("Authorization"))
 	}
@@ -291,5 +423,80 @@ func TestSDKMiddlewareOption(t *testing.T) {
 		if r.header.Get("Amz-Sdk-Invocation-Id") == "" {
 			t.Errorf("request %d did not go through the SDK's middleware", i)
 		}
+	}
+}
+
+// skewedClock answers as DynamoDB does when a request's X-Amz-Date is more
+// than 5 minutes from its clock, which is ahead of the local one: HTTP
+// 400, InvalidSignatureException, "Signature expired", and its Date on
+// every answer. After stepAfter BatchWriteItem calls its clock jumps
+// further ahead, as a host clock does after a sleep.
+type skewedClock struct {
+	ahead, step time.Duration
+	stepAfter   int64
+	calls       atomic.Int64 // BatchWriteItem calls received
+	refused     atomic.Int64 // of those, refused as expired
+}
+
+func (c *skewedClock) handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ahead := c.ahead
+		if r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.BatchWriteItem" && c.calls.Add(1) > c.stepAfter {
+			ahead += c.step
+		}
+		now := time.Now().Add(ahead).UTC()
+		w.Header().Set("Date", now.Format(http.TimeFormat))
+		const stamp = "20060102T150405Z"
+		at, err := time.Parse(stamp, r.Header.Get("X-Amz-Date"))
+		if err != nil || (now.Sub(at)).Abs() > 5*time.Minute {
+			io.Copy(io.Discard, r.Body)
+			if r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.BatchWriteItem" {
+				c.refused.Add(1)
+			}
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			w.Header().Set("X-Amzn-Errortype", "InvalidSignatureException:")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"__type":"com.amazon.coral.service#InvalidSignatureException","message":"Signature expired: %s is now earlier than %s (%s - 5 min.)"}`,
+				at.Format(stamp), now.Add(-5*time.Minute).Format(stamp), now.Format(stamp))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// With the endpoint's clock 10 minutes ahead, and 10 more after a few
+// calls, both paths sign with the SDK's clock offset and retry the calls
+// refused as expired: the run completes. A direct call refused after
+// another one's answer taught the SDK the new offset is not retryable in
+// the SDK's eyes (its offset has not changed since), so it is made again
+// through the SDK, signed with that offset; the direct path stays on.
+func TestClockSkew(t *testing.T) {
+	t.Parallel()
+	for _, sdkCalls := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sdk-middleware=%v", sdkCalls), func(t *testing.T) {
+			t.Parallel()
+			clock := &skewedClock{ahead: 10 * time.Minute, step: 10 * time.Minute, stepAfter: 3}
+			ok, _ := recordingEndpoint(t)
+			srv := httptest.NewServer(clock.handler(ok.Config.Handler))
+			t.Cleanup(srv.Close)
+			client, err := NewClient(context.Background(), testClientConfig(srv.URL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := NewWriter(client, Config{Table: "t", PartitionKey: "PK", SortKey: "SK", Concurrency: 2, SDKMiddleware: sdkCalls})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stats, err := w.Write(context.Background(), feed(numbered(500, 7)...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d calls, %d refused as expired; stats %+v", clock.calls.Load(), clock.refused.Load(), stats)
+			if stats.Total.Written != 500 || clock.refused.Load() == 0 || stats.DirectFallbacks >= clock.refused.Load() || (stats.DirectCalls > 0) == sdkCalls ||
+				w.direct != nil && w.direct.off.Load() {
+				t.Errorf("stats %+v, %d calls refused as expired; want every item written after refusals, direct calls (on to the end) only without sdkCalls, fewer fallbacks than refusals",
+					stats, clock.refused.Load())
+			}
+		})
 	}
 }

@@ -61,17 +61,23 @@
 // them). Clients that are not *dynamodb.Client receive the same requests
 // in the input.
 //
-// With a *dynamodb.Client, the writer's first call goes through the SDK
-// whole (input validation, endpoint resolution, identity, SigV4 signing,
-// transport, decoding), and the writer records the request the SDK built.
-// Later calls repeat it without the SDK's middleware stack, which costs
-// more CPU per call than anything else the SDK does for it: the same URL,
-// operation headers and signing scope, the client's own credentials
-// provider, SigV4 signer (over the body's SHA-256) and HTTP client. Only a
-// plain success (200, CRC-32 checked, no UnprocessedItems) is decoded by
-// the writer; every other answer, and every transport error, is handed to
-// the SDK as if its HTTP client had received it, so errors and unprocessed
-// items have the SDK's own types (see direct.go).
+// With a client [NewClient] built, the writer's first call goes through the
+// SDK whole (input validation, endpoint resolution, identity, SigV4
+// signing, transport, decoding), and the writer records the request the
+// SDK built. Later calls repeat it without the SDK's middleware stack,
+// which costs more CPU per call than anything else the SDK does for it:
+// the same URL, operation headers (an allow-list; a request with any other
+// header is never repeated) and signing scope, the client's own
+// credentials provider, SigV4 signer (over the body's SHA-256, at the
+// SDK's clock offset) and HTTP client, a new invocation id and attempt
+// header. Only a plain success (200, CRC-32 checked, no UnprocessedItems)
+// is decoded by the writer; every other answer, and every transport error,
+// is handed to the SDK as if its HTTP client had received it, so errors
+// and unprocessed items have the SDK's own types; an answer that would
+// stop the run is confirmed by making the call again through the SDK
+// whole (Stats.DirectFallbacks; see direct.go). Any other
+// *dynamodb.Client, such as one a caller built with their own middleware,
+// goes through the SDK whole on every call.
 //
 // # Retries
 //

@@ -31,6 +31,12 @@ type Stats struct {
 	Duplicates     int64 // duplicates skipped under OnDuplicate "skip"
 	ItemErrors     int64 // row errors
 	Elapsed        time.Duration
+
+	// DirectCalls are the calls sent without the SDK's per-call
+	// middleware (see "Request bodies" in the package documentation);
+	// DirectFallbacks, those whose answer would have stopped the run and
+	// that were made again through the SDK whole.
+	DirectCalls, DirectFallbacks int64
 }
 
 // tally collects Stats from the writer's goroutines.

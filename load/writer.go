@@ -29,7 +29,7 @@ const maxReportedItemErrors = 1000
 // concurrently on the same Writer.
 type Writer struct {
 	client   BatchWriter
-	direct   *direct // the client's calls without its per-call middleware, when it is the SDK's
+	direct   *direct // the client's calls without its per-call middleware, when NewClient built it
 	cfg      Config
 	clk      clock
 	backoff  backoff
@@ -41,6 +41,8 @@ type Writer struct {
 	scratch  []byte
 
 	running atomic.Bool
+	// live is the tally of the running (or last) Write, for Stats.
+	live    atomic.Pointer[tally]
 	reached atomic.Bool // DynamoDB answered at least once
 }
 
@@ -67,7 +69,7 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 		checks:  checks,
 		seed:    checks.dedupe.seed,
 	}
-	if c, ok := client.(*dynamodb.Client); ok && !cfg.SDKMiddleware {
+	if c, ok := client.(*dynamodb.Client); ok && !cfg.SDKMiddleware && ownClient(c) {
 		w.direct = newDirect(c)
 	}
 	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
@@ -128,6 +130,7 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 	r := &run{w: w, tally: newTally(),
 		slots:   make(chan struct{}, w.cfg.Concurrency),
 		backing: make(chan struct{}, backoffFactor*w.cfg.Concurrency)}
+	w.live.Store(r.tally)
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
 	defer cancel(nil)
@@ -144,11 +147,18 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 		}
 	})()
 
+	var sent0, fallbacks0 int64 // the direct path's counts are the Writer's
+	if w.direct != nil {
+		sent0, fallbacks0 = w.direct.sent.Load(), w.direct.fallbacks.Load()
+	}
 	r.dispatch(runCtx, items)
 	r.wg.Wait()
 
 	s := r.tally.snapshot()
 	s.Elapsed = w.clk.Now().Sub(start)
+	if w.direct != nil {
+		s.DirectCalls, s.DirectFallbacks = w.direct.sent.Load()-sent0, w.direct.fallbacks.Load()-fallbacks0
+	}
 	return s, r.result(ctx)
 }
 
@@ -425,4 +435,14 @@ func (r *run) result(parent context.Context) error {
 		return errs[0]
 	}
 	return errors.Join(errs...)
+}
+
+// Stats returns the counts of the Write running now, or of the last one,
+// so far: a progress report reads it while Write goes on.
+func (w *Writer) Stats() Stats {
+	t := w.live.Load()
+	if t == nil {
+		return Stats{}
+	}
+	return t.snapshot()
 }

@@ -795,3 +795,41 @@ func TestNewWriterValidates(t *testing.T) {
 		t.Errorf("defaults not applied: %+v", w.cfg)
 	}
 }
+
+// Stats reads the counts of a Write while it runs (progress reports), and
+// keeps the last Write's once it returned.
+func TestWriterStatsWhileWriting(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withConfig(func(c *Config) { c.MinWCU = 1e6; c.Concurrency = 1 }))
+	if s := b.writer.Stats(); s.Calls != 0 || s.Total.Written != 0 {
+		t.Errorf("Stats before any Write: %+v", s)
+	}
+	release := make(chan struct{})
+	seen := make(chan Stats, 1)
+	b.fake.batchWriteItem = func(_ context.Context, n int, reqs []types.WriteRequest) ([]types.WriteRequest, error) {
+		if n == 3 {
+			// One call at a time: three calls' items are acknowledged;
+			// read the counts while the fourth is in flight.
+			seen <- b.writer.Stats()
+			<-release
+		}
+		return nil, nil
+	}
+	done := make(chan Stats, 1)
+	go func() {
+		st, err := b.writer.Write(context.Background(), feed(numbered(100, 1)...))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- st
+	}()
+	mid := <-seen
+	close(release)
+	final := <-done
+	if mid.Calls != 3 || mid.Total.Written != 75 {
+		t.Errorf("Stats while writing: %d calls, %d written", mid.Calls, mid.Total.Written)
+	}
+	if after := b.writer.Stats(); after.Total.Written != final.Total.Written || final.Total.Written != 100 {
+		t.Errorf("Stats after Write: %d written, Write returned %d", after.Total.Written, final.Total.Written)
+	}
+}

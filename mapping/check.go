@@ -26,6 +26,9 @@ func Check(m *Mapping, cat *Catalog) Diagnostics {
 }
 
 func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
+	if e.From == "" || e.Schema == "" {
+		return // a parse problem, reported: there is no table to check against
+	}
 	t := relation(r, cat, e.Schema, e.From, e.FromPos)
 	if t == nil {
 		return
@@ -63,10 +66,15 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 		r.errorf(e.FromPos, "table %s.%s has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed", t.Schema, t.Name)
 	} else if e.PK != nil && (m.SortKey == "" || e.SK != nil) {
 		used := map[string]bool{}
+		known := true
 		for _, c := range append(e.PK.OwnColumns(), skColumns(e)...) {
 			used[c] = true
+			// A column the table lacks is reported where the template
+			// names it; that the key then misses the primary key is no
+			// second problem.
+			known = known && t.Column(c) != nil
 		}
-		if !coversUnique(t, used) {
+		if known && !coversUnique(t, used) {
 			r.errorf(e.Pos, "the key of %s does not include the primary key (%s) or another unique key of %s.%s, so two rows could produce the same item",
 				e.Name, strings.Join(t.OrderKey(), ", "), t.Schema, t.Name)
 		}
@@ -198,6 +206,11 @@ func checkCopy(r *reporter, e *Entity, from *Table, cp *Copy, cat *Catalog, name
 		return
 	}
 	joined := checkJoin(r, what, cp.Join, parent, from)
+	for c := range joined {
+		if parent.Column(c) == nil {
+			return // a misspelled join column, reported: whether the join is unique is no second problem
+		}
+	}
 	covers := false
 	for _, u := range parent.Unique {
 		all := true

@@ -51,6 +51,26 @@ func (ds Diagnostics) sorted() Diagnostics {
 	return ds
 }
 
+// MergeDiagnostics joins lists of diagnostics (a file's syntax problems and
+// its catalog problems), each problem once, sorted; nil when there are
+// none.
+func MergeDiagnostics(lists ...Diagnostics) Diagnostics {
+	var out Diagnostics
+	seen := map[Diagnostic]bool{}
+	for _, ds := range lists {
+		for _, d := range ds {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out.sorted()
+}
+
 // reporter collects diagnostics for one file.
 type reporter struct {
 	file  string

@@ -15,7 +15,8 @@ import (
 //
 //	lower, upper            Unicode case mapping of text
 //	nfc, nfd, nfkc, nfkd    Unicode normalization forms of text
-//	year, month, day        parts of a date or timestamp (UTC): 2024, 05, 01
+//	year, month, day        parts of a date or timestamp (UTC): 2024, 05, 01; in a number
+//	                        key any year (1 BC is -1, as extract(year) says)
 //	date                    the date of a timestamp (UTC): 2024-05-01
 //	signed:W                an integer of up to W digits, fixed width, sorting in
 //	                        numeric order with negatives first: 42 -> 0000000042,

@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzParse feeds arbitrary bytes to the mapping parser and, when they
-// parse, to Check: neither may panic, and every diagnostic has a position
+// parse, to Check (and what they partly parse to, as validate does):
+// neither may panic, and every diagnostic has a position
 // and a message, sorted.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(header + "  C: { from: customers, key: { pk: \"C#{customer_id}\", sk: S } }\n"))
@@ -31,6 +32,13 @@ func FuzzParse(f *testing.F) {
 			}
 		} else {
 			ds = mapping.Check(m, cat)
+		}
+		// What a file with problems parses to is checked too, for the
+		// one-pass report of validate.
+		if pm, parsed := mapping.ParsePartial("f.yaml", data); pm != nil {
+			if all := mapping.MergeDiagnostics(parsed, mapping.Check(pm, cat)); len(all) < len(ds) {
+				t.Fatalf("one pass lost problems: %v of %v", all, ds)
+			}
 		}
 		for i, d := range ds {
 			if d.Line < 1 || d.Col < 1 || d.Msg == "" || d.File != "f.yaml" {

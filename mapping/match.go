@@ -15,14 +15,27 @@ import (
 // with p = "a-b"), so every way of splitting the key is tried; the work is
 // bounded by parts × len(key)², remembered per (part, offset).
 func (t *Template) Match(key, sep string) bool {
-	m := matcher{t: t, key: key, sep: sep, failed: map[[2]int]bool{}}
+	return t.MatchValues(key, sep, nil)
+}
+
+// MatchValues is Match that also asks value whether each placeholder's
+// text (by its index in Parts) is one the placeholder could have produced:
+// its column's type, width and functions decide that, which this package
+// does not know. A nil value accepts every text.
+func (t *Template) MatchValues(key, sep string, value func(part int, text string) bool) bool {
+	m := matcher{t: t, key: key, sep: sep, value: value, failed: map[[2]int]bool{}}
 	return m.match(0, 0)
 }
 
 type matcher struct {
 	t        *Template
 	key, sep string
+	value    func(part int, text string) bool
 	failed   map[[2]int]bool // (part, offset) pairs known not to match
+}
+
+func (m *matcher) accepts(part int, text string) bool {
+	return m.value == nil || m.value(part, text)
 }
 
 func (m *matcher) match(part, at int) bool {
@@ -53,7 +66,7 @@ func (m *matcher) try(part, at int) bool {
 		}
 	}
 	if p.Width > 0 {
-		if p.Width > limit || !digits(rest[:p.Width]) {
+		if p.Width > limit || !digits(rest[:p.Width]) || !m.accepts(part, rest[:p.Width]) {
 			return false
 		}
 		return m.match(part+1, at+p.Width)
@@ -66,7 +79,7 @@ func (m *matcher) try(part, at int) bool {
 		if !strings.HasPrefix(rest[n:], next) {
 			continue // the literal after the value is not here
 		}
-		if m.match(part+1, at+n) {
+		if m.accepts(part, rest[:n]) && m.match(part+1, at+n) {
 			return true
 		}
 	}
@@ -111,7 +124,8 @@ func (m *Mapping) Entity(name string) *Entity {
 // the key matches that entity's key templates. Anything else in the table
 // is foreign to the mapping, whatever its entity attribute says, and prune
 // leaves it alone. Keys are compared as text: a template of an N or B key
-// (a single placeholder) matches any value.
+// (a single placeholder) matches any value. transform.Plan.Owner also
+// knows each placeholder's column type; prune, plan and verify use that.
 func (m *Mapping) MayProduce(entity, pk, sk string) bool {
 	e := m.Entity(entity)
 	if e == nil {

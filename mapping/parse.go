@@ -22,6 +22,20 @@ const (
 // every problem found, sorted by position, or a Mapping with no problems.
 // Checks that need the source catalog are done by Check.
 func Parse(file string, data []byte) (*Mapping, error) {
+	m, ds := ParsePartial(file, data)
+	if ds != nil {
+		return nil, ds
+	}
+	return m, nil
+}
+
+// ParsePartial is Parse that also returns what it could read of a file
+// with problems: every entity, index and pattern it found, the parts in
+// error left out or empty. Such a mapping is good for one thing: Check
+// against the catalog, so that a file's problems are all reported in one
+// pass (MergeDiagnostics joins the two lists). The mapping is nil only when
+// the file is not YAML at all.
+func ParsePartial(file string, data []byte) (*Mapping, Diagnostics) {
 	r := &reporter{file: file}
 	m := &Mapping{File: file, Digest: digest(data)}
 	var doc yaml.Node
@@ -36,16 +50,17 @@ func Parse(file string, data []byte) (*Mapping, error) {
 	}
 	root := doc.Content[0]
 	m.Pos = pos(root)
-	p := &parser{r: r}
+	p := &parser{r: r, lines: strings.Split(string(data), "\n")}
 	p.parseRoot(root, m)
 	if len(r.diags) > 0 {
-		return nil, r.diags.sorted()
+		return m, r.diags.sorted()
 	}
 	return m, nil
 }
 
 type parser struct {
-	r *reporter
+	r     *reporter
+	lines []string // the file's lines, to place the text of block scalars
 	// reserved are the attributes the tool writes itself (table and index
 	// keys, the entity attribute), as the file names them.
 	reserved []reservedName

@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -41,6 +42,9 @@ type AccessPattern struct {
 	// SQLTextPos is where the SQL's first character is.
 	SQLTextPos Pos
 	sqlBlock   bool
+	// sqlText and paramsText place the characters of SQL and ParamsSQL
+	// in the file, for errors the database reports at an offset.
+	sqlText, paramsText sqlText
 
 	Pos, IndexPos Pos
 }
@@ -108,6 +112,7 @@ func (p *parser) parseAccessPatterns(n *yaml.Node, m *Mapping) {
 				ap.SQL, _ = p.name(v, "sql")
 				ap.SQLPos, ap.SQLTextPos = pos(v), offsetPos(v, 0)
 				ap.sqlBlock = v.Style == yaml.LiteralStyle || v.Style == yaml.FoldedStyle
+				ap.sqlText = p.sqlText(v)
 			case "ordered":
 				if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
 					p.r.errorf(pos(v), "ordered must be true or false, not %s", kindName(v))
@@ -135,6 +140,7 @@ func (p *parser) parseAccessPatterns(n *yaml.Node, m *Mapping) {
 func (p *parser) parseParams(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 	if v.Kind == yaml.ScalarNode {
 		ap.ParamsSQL, _ = p.name(v, "params")
+		ap.paramsText = p.sqlText(v)
 		if ap.ParamsSQL != "" && !strings.ContainsAny(strings.TrimSpace(ap.ParamsSQL), " \t\n") {
 			p.r.errorf(pos(v), "params is a query (SELECT ... AS name) or { name: table.column }, not %q", ap.ParamsSQL)
 		}
@@ -478,6 +484,9 @@ func checkPatternKeys(r *reporter, m *Mapping, ap *AccessPattern) {
 		}
 	}
 	if len(matched) == 0 {
+		if undeclaredMatch(m, ap) {
+			return // an entry in an index the file does not declare, reported where it is
+		}
 		r.errorf(ap.PK.Pos, "%s: no entity writes a partition key like %q to %s%s", what, ap.PK.Raw, where, closest(ap.PK.Raw, raws))
 		return
 	}
@@ -513,6 +522,20 @@ func checkPatternKeys(r *reporter, m *Mapping, ap *AccessPattern) {
 			r.errorf(v.Pos, "%s: no entity with partition key %q writes %s %q to %s%s", what, ap.PK.Raw, how, v.Raw, where, closest(v.Raw, skRaws))
 		}
 	}
+}
+
+// undeclaredMatch reports whether an entity writes a partition key like the
+// pattern's to an index the mapping does not declare: the index name is
+// the problem, not the pattern.
+func undeclaredMatch(m *Mapping, ap *AccessPattern) bool {
+	for _, e := range m.Entities {
+		for _, ei := range e.Indexes {
+			if m.index(ei.Index) == nil && ei.PK != nil && templatesMatch(ap.PK, ei.PK, m.Separator, false) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // closest names the template of the design that is most like raw: the
@@ -628,4 +651,91 @@ func (kc *KeyCondition) String() string {
 		return fmt.Sprintf("begins_with %q", kc.Values[0].Raw)
 	}
 	return fmt.Sprintf("%s %q", kc.Op, kc.Values[0].Raw)
+}
+
+// sqlText places the characters of a SQL scalar in the file: the scalar's
+// position, where its text starts, and for a literal block (|) where each
+// of its lines starts. Elsewhere (folded or multi-line plain scalars)
+// lines are joined, and a position past the first line is the scalar's.
+type sqlText struct {
+	pos, text Pos
+	lines     []Pos // literal blocks only
+	oneLine   bool  // a scalar whose text is on its first line
+}
+
+func (p *parser) sqlText(v *yaml.Node) sqlText {
+	st := sqlText{pos: pos(v), text: offsetPos(v, 0), oneLine: v.Style != yaml.LiteralStyle && v.Style != yaml.FoldedStyle}
+	if v.Style != yaml.LiteralStyle || v.Kind != yaml.ScalarNode {
+		return st
+	}
+	// The block's lines follow the indicator's line; its indentation is
+	// the first non-blank line's.
+	indent := -1
+	for i := v.Line; i < len(p.lines) && indent < 0; i++ {
+		if t := strings.TrimLeft(p.lines[i], " "); t != "" {
+			indent = len(p.lines[i]) - len(t)
+		}
+	}
+	if indent < 0 {
+		return st
+	}
+	for i := range strings.Count(v.Value, "\n") + 1 {
+		st.lines = append(st.lines, Pos{v.Line + 1 + i, indent + 1})
+	}
+	return st
+}
+
+// at is the position of byte offset off of the scalar's text.
+func (st sqlText) at(text string, off int) Pos {
+	off = min(max(off, 0), len(text))
+	line := strings.Count(text[:off], "\n")
+	col := off - (strings.LastIndexByte(text[:off], '\n') + 1)
+	switch {
+	case line < len(st.lines):
+		return Pos{st.lines[line].Line, st.lines[line].Col + col}
+	case line == 0 && st.oneLine:
+		return Pos{st.text.Line, st.text.Col + col}
+	}
+	return st.pos
+}
+
+// SQLOffsetPos is the position in the file of byte offset off of SQL.
+func (ap *AccessPattern) SQLOffsetPos(off int) Pos { return ap.sqlText.at(ap.SQL, off) }
+
+// ParamsSQLOffsetPos is the position in the file of byte offset off of
+// ParamsSQL.
+func (ap *AccessPattern) ParamsSQLOffsetPos(off int) Pos { return ap.paramsText.at(ap.ParamsSQL, off) }
+
+// PositionalSQL rewrites @name parameters to $1, $2, ..., one number per
+// distinct name in order of first use, as pgx's named arguments do, so
+// that the SQL can be prepared. back maps a byte offset of the result to
+// one of sql.
+func PositionalSQL(sql string) (out string, back func(int) int) {
+	var b strings.Builder
+	type shift struct{ at, delta int } // from output offset at, add delta
+	var shifts []shift
+	numbers := map[string]int{}
+	last := 0
+	for _, u := range sqlParams(sql) {
+		n, ok := numbers[u.name]
+		if !ok {
+			n = len(numbers) + 1
+			numbers[u.name] = n
+		}
+		b.WriteString(sql[last:u.offset])
+		repl := "$" + strconv.Itoa(n)
+		b.WriteString(repl)
+		last = u.offset + 1 + len(u.name)
+		shifts = append(shifts, shift{b.Len(), last - b.Len()})
+	}
+	b.WriteString(sql[last:])
+	return b.String(), func(off int) int {
+		delta := 0
+		for _, s := range shifts {
+			if off >= s.at {
+				delta = s.delta
+			}
+		}
+		return off + delta
+	}
 }

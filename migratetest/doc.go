@@ -41,6 +41,13 @@
 // This project's `make test` sets them to images built locally by
 // scripts/services.sh, for machines that cannot pull from a registry.
 //
+// A loaded CI runner can take minutes to start a JVM: each wait for a
+// container to serve may take 3 minutes, and a start that fails is tried
+// once more, within 5 minutes a service. The error of a start that failed
+// names the container, what it waited for, how long, and which deadline
+// ran out. It is not tried again in the same test process: the other tests
+// that need the service fail (or skip) at once with that error.
+//
 // Containers never outlive the test process. Main (call it from TestMain)
 // removes them when the tests are done; whatever way the process ends
 // instead (a panic, a timeout, kill -9), a watchdog process removes them

@@ -40,12 +40,15 @@ const (
 )
 
 const (
-	// startTimeout bounds starting a container and waiting until it serves.
-	startTimeout = 90 * time.Second
-	// readyTimeout bounds the wait for a started container to serve.
-	readyTimeout = 60 * time.Second
+	// readyTimeout bounds each wait for a started container to serve. On a
+	// shared CI runner at load 30, DynamoDB Local's JVM was not serving
+	// after 60 s; idle, both serve within seconds.
+	readyTimeout = 3 * time.Minute
+	// startTimeout bounds starting one service: both attempts (a failed
+	// start is retried once), each creating a container and waiting.
+	startTimeout = 5 * time.Minute
 	// cleanupTimeout bounds dropping a test database and removing containers.
-	cleanupTimeout = 30 * time.Second
+	cleanupTimeout = 2 * time.Minute
 
 	// Labels on the containers this package starts, so that a later test
 	// process can remove those of a process that died before Main cleaned up.
@@ -61,6 +64,9 @@ type service struct {
 	err       error
 	container testcontainers.Container
 }
+
+// A starter creates a service's container and waits until it serves.
+type starter func(context.Context) (*service, error)
 
 var (
 	postgres service
@@ -214,7 +220,9 @@ func dynamoDBClient(endpoint string) *dynamodb.Client {
 func get(t testing.TB, s *service, env string, start func(context.Context) (*service, error)) *service {
 	t.Helper()
 	if err := s.start(env, start); err != nil {
-		unavailable(t, err)
+		// Tried once per process: later tests fail at once with the same
+		// error rather than each waiting minutes again.
+		unavailable(t, fmt.Errorf("%w (the first test that needed it started it; no test of this process tries again)", err))
 	}
 	return s
 }
@@ -229,7 +237,9 @@ func (s *service) start(env string, start func(context.Context) (*service, error
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		started, err := start(ctx)
+		started, err := startRetrying(ctx, start, func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, format, args...)
+		})
 		if err != nil {
 			s.err = err
 			return
@@ -251,6 +261,90 @@ func unavailable(t testing.TB, err error) {
 		err, EnvPostgresURL, EnvDynamoDBEndpoint)
 }
 
+// startRetrying starts a service, and once more if that fails while ctx
+// leaves time: a container can die or a port be taken on a loaded host
+// where a second try works. logf reports the first failure.
+func startRetrying(ctx context.Context, start starter, logf func(format string, args ...any)) (*service, error) {
+	begin := time.Now()
+	s, err := start(ctx)
+	if err == nil {
+		return s, nil
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%w; the %v for starting it ran out, no time left for a second try", err, startTimeout)
+	}
+	logf("migratetest: a service did not start after %v, trying once more: %v\n", time.Since(begin).Round(time.Millisecond), err)
+	s, err2 := start(ctx)
+	if err2 == nil {
+		return s, nil
+	}
+	return nil, fmt.Errorf("did not start in two tries within %v: first: %v; second: %w", time.Since(begin).Round(10*time.Millisecond), err, err2)
+}
+
+// waitError says which wait for a container ran out or failed, and after
+// how long.
+type waitError struct {
+	container string // "dynamodb container (image ...)"
+	wait      string // what was waited for
+	timeout   time.Duration
+	elapsed   time.Duration
+	why       string // which deadline ran out; "" when the wait failed by itself
+	err       error
+}
+
+func (e *waitError) Error() string {
+	why := e.why
+	if why == "" {
+		why = "it failed"
+	}
+	return fmt.Sprintf("%s: not ready: waited %v (of %v) for %s, and %s: %v",
+		e.container, e.elapsed.Round(time.Millisecond), e.timeout, e.wait, why, e.err)
+}
+
+func (e *waitError) Unwrap() error { return e.err }
+
+// waitFor runs ready within timeout and, when it fails, says which wait
+// it was and whose deadline ran out: its own timeout, or the start's.
+func waitFor(ctx context.Context, container, what string, timeout time.Duration, ready func(context.Context) error) error {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	begin := time.Now()
+	err := ready(ctx)
+	if err == nil {
+		return nil
+	}
+	e := &waitError{container: container, wait: what, timeout: timeout, elapsed: time.Since(begin), err: err}
+	switch {
+	case parent.Err() != nil:
+		e.why = fmt.Sprintf("the %v for starting the service ran out first", startTimeout)
+	case ctx.Err() != nil:
+		e.why = fmt.Sprintf("its %v timeout ran out", timeout)
+	}
+	return e
+}
+
+// namedWait is a testcontainers wait strategy that reports, when it fails,
+// which container and which wait (see waitFor). The inner strategy's own
+// timeout must be longer than timeout, so that this one's runs out first.
+type namedWait struct {
+	inner     wait.Strategy
+	container string
+	what      string
+	timeout   time.Duration
+}
+
+func (w namedWait) WaitUntilReady(ctx context.Context, target wait.StrategyTarget) error {
+	return waitFor(ctx, w.container, w.what, w.timeout, func(ctx context.Context) error {
+		return w.inner.WaitUntilReady(ctx, target)
+	})
+}
+
+func (w namedWait) String() string { return w.what }
+
+// innerTimeout is the inner strategies' own timeout: namedWait's comes first.
+const innerTimeout = readyTimeout + time.Minute
+
 func startPostgres(ctx context.Context) (*service, error) {
 	image := imageFromEnv(EnvPostgresImage, DefaultPostgresImage)
 	c, err := startContainer(ctx, testcontainers.ContainerRequest{
@@ -261,8 +355,13 @@ func startPostgres(ctx context.Context) (*service, error) {
 		// these options to the server; the local image runs this command.
 		Cmd: []string{"postgres", "-c", "wal_level=logical", "-c", "max_replication_slots=40", "-c", "max_wal_senders=40"},
 		// The official image needs a password; the local one trusts any.
-		Env:        map[string]string{"POSTGRES_PASSWORD": "postgres"},
-		WaitingFor: wait.ForListeningPort("5432/tcp").WithStartupTimeout(readyTimeout),
+		Env: map[string]string{"POSTGRES_PASSWORD": "postgres"},
+		WaitingFor: namedWait{
+			inner:     wait.ForListeningPort("5432/tcp").WithStartupTimeout(innerTimeout),
+			container: "postgres container (image " + image + ")",
+			what:      "port 5432/tcp to listen (wait.ForListeningPort)",
+			timeout:   readyTimeout,
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres container from image %s (%s): %w", image, EnvPostgresImage, err)
@@ -272,7 +371,10 @@ func startPostgres(ctx context.Context) (*service, error) {
 		addr := "postgres://postgres:postgres@" + hostPort + "/postgres?sslmode=disable"
 		// The official image restarts once after initdb: the port can be open
 		// before the server takes connections.
-		err = retry(ctx, readyTimeout, func(ctx context.Context) error { return execAdmin(ctx, addr, "SELECT 1") })
+		err = waitFor(ctx, "postgres container (image "+image+") at "+hostPort, "SELECT 1 to succeed on a new connection", readyTimeout,
+			func(ctx context.Context) error {
+				return retry(ctx, func(ctx context.Context) error { return execAdmin(ctx, addr, "SELECT 1") })
+			})
 		if err == nil {
 			return &service{addr: addr, container: c, source: describe(c, image, hostPort)}, nil
 		}
@@ -290,9 +392,14 @@ func startDynamoDB(ctx context.Context) (*service, error) {
 		Cmd: []string{"-jar", "DynamoDBLocal.jar", "-inMemory", "-sharedDb"},
 		Env: map[string]string{"DDB_LOCAL_TELEMETRY": "0"},
 		// Any HTTP answer (400 for an unsigned request) means it serves.
-		WaitingFor: wait.ForHTTP("/").WithPort("8000/tcp").WithMethod("POST").
-			WithStatusCodeMatcher(func(int) bool { return true }).
-			WithStartupTimeout(readyTimeout),
+		WaitingFor: namedWait{
+			inner: wait.ForHTTP("/").WithPort("8000/tcp").WithMethod("POST").
+				WithStatusCodeMatcher(func(int) bool { return true }).
+				WithStartupTimeout(innerTimeout),
+			container: "dynamodb container (image " + image + ")",
+			what:      "an HTTP answer to POST / on port 8000/tcp (wait.ForHTTP)",
+			timeout:   readyTimeout,
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb container from image %s (%s): %w", image, EnvDynamoDBImage, err)
@@ -403,12 +510,12 @@ func execAdmin(ctx context.Context, addr, sql string) error {
 	return err
 }
 
-// retry calls f until it succeeds, ctx ends or timeout passes.
-func retry(ctx context.Context, timeout time.Duration, f func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+// retry calls f until it succeeds or ctx ends, and then returns f's last
+// error.
+func retry(ctx context.Context, f func(context.Context) error) error {
 	for {
-		attempt, cancelAttempt := context.WithTimeout(ctx, 5*time.Second)
+		// A loaded host can take seconds to accept and authenticate.
+		attempt, cancelAttempt := context.WithTimeout(ctx, 15*time.Second)
 		err := f(attempt)
 		cancelAttempt()
 		if err == nil {
@@ -416,7 +523,7 @@ func retry(ctx context.Context, timeout time.Duration, f func(context.Context) e
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("not ready after %s: %w", timeout, err)
+			return err
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

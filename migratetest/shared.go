@@ -59,8 +59,9 @@ func MainWithExamples(m *testing.M, setup func(context.Context, *Services) (clea
 			return
 		}
 	}
+	// The setup's own time, after the services' (Start bounds those).
+	svc, err := Start(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	svc, err := Start(ctx)
 	cleanup := func() {}
 	if err == nil && setup != nil {
 		var c func()

@@ -108,6 +108,7 @@ func avText(av types.AttributeValue) string {
 // milliseconds), NULL as absent or NULL, and everything else as the
 // transform would write it. want describes the SQL value for a message.
 func sameValue(av types.AttributeValue, v any, t pgkind.Type) (ok bool, want string) {
+	v = widen(v)
 	want = valueText(v)
 	if v == nil {
 		_, isNull := av.(*types.AttributeValueMemberNULL)

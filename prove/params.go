@@ -17,6 +17,7 @@ import (
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/transform"
 )
 
 // paramSet is one set of parameter values, by name.
@@ -71,7 +72,7 @@ func argValue(v any) any {
 
 // valueText is a value as reports print it.
 func valueText(v any) string {
-	switch v := v.(type) {
+	switch v := widen(v).(type) {
 	case nil:
 		return "NULL"
 	case int64:
@@ -175,7 +176,7 @@ type extremes struct {
 }
 
 func (x *extremes) add(v any) {
-	switch v := v.(type) {
+	switch v := widen(v).(type) {
 	case int64:
 		x.addNum(new(big.Rat).SetInt64(v))
 	case extract.Decimal:
@@ -335,7 +336,20 @@ func missingSets(sets []paramSet, ext []extremes, n int) []paramSet {
 	return out
 }
 
+// widen turns a real (float32) into the double nearest to the decimal
+// PostgreSQL prints for it, which prints as that same decimal: prove
+// compares and reports values as decimals. Other values are returned as
+// they are.
+func widen(v any) any {
+	if f, ok := v.(float32); ok {
+		d, _ := strconv.ParseFloat(transform.FloatString(float64(f), 32), 64)
+		return d
+	}
+	return v
+}
+
 func missingValue(v any, t pgkind.Type, x extremes, j int) any {
+	v = widen(v)
 	beyond := func() *big.Rat {
 		r := new(big.Rat).SetInt64(int64(j) + 1)
 		if x.num != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -247,15 +248,88 @@ func Prove(ctx context.Context, db Querier, ddb DynamoDB, cfg Config) (*Result, 
 	if err != nil {
 		return nil, err
 	}
+	if err := schemaFirst(ctx, db, cfg.Mapping.Schema); err != nil {
+		return nil, err
+	}
 	res := &Result{Schema: ResultSchema, Table: cfg.Table, Samples: cfg.Samples, Seed: cfg.Seed, Proven: true}
 	for _, ap := range patterns {
 		p := &prover{cfg: cfg, ap: ap, db: db, ddb: ddb, shards: shards[ap.Index]}
+		sp, err := savepoint(ctx, db)
+		if err != nil {
+			return nil, err
+		}
 		pr, err := p.run(ctx)
 		if err != nil {
+			return nil, fmt.Errorf("prove %s: %w", ap.Name, err)
+		}
+		if err := sp.end(ctx); err != nil {
 			return nil, fmt.Errorf("prove %s: %w", ap.Name, err)
 		}
 		res.Proven = res.Proven && pr.Proven()
 		res.Patterns = append(res.Patterns, pr)
 	}
 	return res, nil
+}
+
+// schemaFirst puts the mapping's schema first on the search path of the
+// querier's transaction, so that pattern SQL names tables as the mapping
+// does: "FROM employees" means hr.employees under schema: hr. It is local
+// to the transaction (a Snapshot); outside one it has no effect.
+func schemaFirst(ctx context.Context, db Querier, schema string) error {
+	if schema == "" {
+		return nil
+	}
+	err := exec(ctx, db, "SELECT set_config('search_path', $1 || ', ' || current_setting('search_path'), true)",
+		pgx.Identifier{schema}.Sanitize())
+	if err != nil {
+		return fmt.Errorf("prove: put schema %s on the search path: %w", schema, err)
+	}
+	return nil
+}
+
+// patternSavepoint isolates one pattern's SQL: a failing statement aborts
+// the transaction, and without it every later pattern would fail with
+// "current transaction is aborted".
+type patternSavepoint struct {
+	db Querier // nil: not in a transaction, nothing to undo
+}
+
+const savepointName = "migrate_prove_pattern"
+
+// savepoint starts one, when the querier is in a transaction.
+func savepoint(ctx context.Context, db Querier) (patternSavepoint, error) {
+	err := exec(ctx, db, "SAVEPOINT "+savepointName, pgx.QueryExecModeSimpleProtocol)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "25P01": // no_active_sql_transaction
+		return patternSavepoint{}, nil // each statement is its own transaction
+	case err != nil:
+		return patternSavepoint{}, fmt.Errorf("prove: savepoint: %w", err)
+	}
+	return patternSavepoint{db: db}, nil
+}
+
+// end rolls back to the savepoint (the pattern only read; an error in it
+// is undone) and releases it.
+func (sp patternSavepoint) end(ctx context.Context) error {
+	if sp.db == nil {
+		return nil
+	}
+	if err := exec(ctx, sp.db, "ROLLBACK TO SAVEPOINT "+savepointName, pgx.QueryExecModeSimpleProtocol); err != nil {
+		return fmt.Errorf("rollback to savepoint: %w", err)
+	}
+	if err := exec(ctx, sp.db, "RELEASE SAVEPOINT "+savepointName, pgx.QueryExecModeSimpleProtocol); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}
+
+// exec runs a statement through Query, the one method a Querier has.
+func exec(ctx context.Context, db Querier, sql string, args ...any) error {
+	rows, err := db.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
 }

@@ -109,6 +109,12 @@ type shop struct {
 
 func setup(t *testing.T, yaml string) *shop {
 	t.Helper()
+	return setupIn(t, "public", yaml)
+}
+
+// setupIn is setup with the tables in the given schema.
+func setupIn(t *testing.T, schema, yaml string) *shop {
+	t.Helper()
 	ctx := t.Context()
 	url := migratetest.PostgresURL(t)
 	admin, err := pgx.Connect(ctx, url)
@@ -116,6 +122,12 @@ func setup(t *testing.T, yaml string) *shop {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
+	if schema != "public" {
+		ddl := "CREATE SCHEMA " + pgx.Identifier{schema}.Sanitize() + "; SET search_path TO " + pgx.Identifier{schema}.Sanitize()
+		if _, err := admin.Exec(ctx, ddl); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := admin.Exec(ctx, schemaSQL); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +145,7 @@ func setup(t *testing.T, yaml string) *shop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := snap.Catalog(ctx, []string{"public"})
+	cat, err := snap.Catalog(ctx, []string{schema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,4 +295,43 @@ func TestProve(t *testing.T) {
 			t.Errorf("JSON round trip: %v %+v", err, back)
 		}
 	})
+}
+
+// TestProveInSchema: pattern SQL names tables without a schema, as the
+// mapping does under schema: hr, and runs with hr first on the search
+// path. A pattern whose SQL fails (a misspelled column) fails alone: the
+// patterns after it still run in the same snapshot. Once, the first failure
+// made every later pattern fail with "current transaction is aborted".
+func TestProveInSchema(t *testing.T) {
+	yaml := "schema: hr\n" + strings.Replace(mappingYAML, "accessPatterns:\n", `accessPatterns:
+  misspelled:
+    params: { id: customers.customer_id }
+    get: { pk: "CUSTOMER#{id}", sk: PROFILE }
+    sql: SELECT customer_id AS "customerId", nmae AS name FROM customers WHERE customer_id = @id
+`, 1)
+	s := setupIn(t, "hr", yaml)
+	cfg := prove.Config{Mapping: s.m, Catalog: s.cat, Table: s.cfg.Table, Samples: 10, ConsistentRead: true,
+		Patterns: []string{"misspelled", "profile", "byEmail", "latestOrders", "ordersInRange", "biggestOrders"}}
+	res, err := prove.Prove(t.Context(), s.snap, s.ddb, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+	for _, p := range res.Patterns {
+		switch {
+		case p.Name == "misspelled":
+			if !strings.Contains(p.Error, `column "nmae" does not exist`) {
+				t.Errorf("misspelled: error %q, want the missing column named", p.Error)
+			}
+		case !p.Proven():
+			t.Errorf("%s: not proven after a failed pattern: %+v", p.Name, p)
+		}
+	}
+	if len(res.Patterns) != 6 || res.Proven || !res.Failed() {
+		t.Errorf("%d patterns, proven %v, failed %v", len(res.Patterns), res.Proven, res.Failed())
+	}
 }

@@ -10,30 +10,45 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgdynamo/migrate/internal/pgurl"
 )
 
 // Connect opens a replication connection (replication=database) to the
-// database of url. Text values are sent in the forms the snapshot reads
-// pin (ISO dates, UTC, exact floats), so that both sides agree. Errors
-// never contain the password (pgconn redacts it).
+// database of url, with the URL's settings (a URL without connect_timeout
+// gets pgurl.DefaultConnectTimeout). Text values are sent in the forms
+// the snapshot reads pin (ISO dates, UTC, exact floats), so that both
+// sides agree. Errors never contain the password (pgconn redacts it).
 func Connect(ctx context.Context, url string) (*pgconn.PgConn, error) {
-	cfg, err := pgconn.ParseConfig(url)
+	cfg, err := connConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("replicate: bad postgres URL: %w", err)
+		return nil, err
 	}
-	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
-		cfg.ConnectTimeout = 5 * time.Second
-	}
-	cfg.RuntimeParams["replication"] = "database"
-	cfg.RuntimeParams["DateStyle"] = "ISO, YMD"
-	cfg.RuntimeParams["TimeZone"] = "UTC"
-	cfg.RuntimeParams["IntervalStyle"] = "iso_8601"
-	cfg.RuntimeParams["extra_float_digits"] = "1"
 	conn, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("replicate: replication connection to %s:%d/%s: %w", cfg.Host, cfg.Port, cfg.Database, err)
 	}
 	return conn, nil
+}
+
+// connConfig is the configuration Connect uses. Besides the text forms it
+// overrides one setting of the user's: the slot's exported snapshot is a
+// transaction of this session that stays open, idle, until the initial
+// load has joined it, so idle_in_transaction_session_timeout is off for
+// this session (the startup packet outranks ALTER DATABASE/ROLE).
+func connConfig(url string) (*pgconn.Config, error) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("replicate: bad postgres URL: %w", err)
+	}
+	pgurl.ApplyDefaults(cfg, url)
+	cfg.RuntimeParams["idle_in_transaction_session_timeout"] = "0"
+	cfg.RuntimeParams["replication"] = "database"
+	cfg.RuntimeParams["DateStyle"] = "ISO, YMD"
+	cfg.RuntimeParams["TimeZone"] = "UTC"
+	cfg.RuntimeParams["IntervalStyle"] = "iso_8601"
+	cfg.RuntimeParams["extra_float_digits"] = "1"
+	return cfg, nil
 }
 
 // Kind says what a Message is.
@@ -53,6 +68,10 @@ const (
 	// KindPosition says the server has sent every transaction that
 	// committed before LSN (a keepalive; between transactions only).
 	KindPosition
+	// KindRelation describes a table (Rel), before the first change of it
+	// the stream sends, and again before the first change after its
+	// definition changed (DDL); inside a transaction.
+	KindRelation
 )
 
 // Message is one event of the stream, in WAL order. Changes and truncates
@@ -65,6 +84,7 @@ type Message struct {
 	Time      time.Time
 	Change    *Change
 	Truncated []Table
+	Rel       *Relation
 }
 
 // Op is the kind of a row change.
@@ -105,6 +125,7 @@ type RelationColumn struct {
 	// sent as a key (Change.OldKeyOnly) holds only these.
 	Key     bool
 	TypeOID uint32
+	TypeMod int32
 }
 
 // Column returns the index of the named column, or -1.
@@ -338,7 +359,7 @@ func (s *Stream) status(ctx context.Context, reply bool) error {
 }
 
 // decode turns one pgoutput message into a Message; ok is false for
-// messages that only update the stream's own state (relations, types).
+// messages that only update the stream's own state (types, origins).
 func (s *Stream) decode(data []byte) (Message, bool, error) {
 	if len(data) == 0 {
 		return Message{}, false, nil
@@ -351,10 +372,10 @@ func (s *Stream) decode(data []byte) (Message, bool, error) {
 	case *pglogrepl.RelationMessage:
 		rel := &Relation{ID: m.RelationID, Table: Table{Schema: m.Namespace, Name: m.RelationName}, Identity: m.ReplicaIdentity}
 		for _, c := range m.Columns {
-			rel.Columns = append(rel.Columns, RelationColumn{Name: c.Name, Key: c.Flags&1 != 0, TypeOID: c.DataType})
+			rel.Columns = append(rel.Columns, RelationColumn{Name: c.Name, Key: c.Flags&1 != 0, TypeOID: c.DataType, TypeMod: c.TypeModifier})
 		}
 		s.relations[m.RelationID] = rel
-		return Message{}, false, nil
+		return Message{Kind: KindRelation, Xid: s.xid, Rel: rel}, true, nil
 	case *pglogrepl.BeginMessage:
 		s.inTxn, s.xid = true, m.Xid
 		return Message{Kind: KindBegin, Xid: m.Xid, LSN: m.FinalLSN, Time: m.CommitTime}, true, nil

@@ -115,6 +115,9 @@ func newPage(p *Plan) *page {
 		text("Import from S3 instead", importLine(c.Import)),
 		text("Cheaper", cheaperLine(c)),
 	}
+	if c.Snapshot != nil {
+		pg.Facts = append(pg.Facts, text("Source snapshot", snapshotLine(c.Snapshot)))
+	}
 	for _, ch := range p.Changes {
 		pc := pageChange{ItemChange: ch}
 		for _, a := range ch.Attributes {

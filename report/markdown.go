@@ -137,14 +137,20 @@ func capacityMarkdown(m *md, c *Capacity) {
 	if c.EstimatedSeconds > 0 {
 		wps = float64(c.WriteUnits.Total) / c.EstimatedSeconds
 	}
-	m.table([]string{"", ""}, "ll", [][]string{
+	facts := [][]string{
 		{"items", fmt.Sprintf("%s, %s; average %s, largest %s", count(c.Items), size(c.Bytes), size(c.AvgItemBytes), largest)},
 		{"write units", fmt.Sprintf("**%s** = %s table + %s GSI; %s for the creates and changes alone", count(c.WriteUnits.Total), count(c.WriteUnits.Table), count(c.WriteUnits.Indexes), count(c.WriteUnits.CreatesAndChanges))},
 		{"on-demand cost", fmt.Sprintf("**%s** at $%s per million write units", dollars(c.EstimatedCostUSD), number(c.PricePerMillionWriteUnits))},
 		{"duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5)))},
-		{"import path", importLine(c.Import)},
-		{"cheaper", "**" + cheaperLine(c) + "**"},
-	})
+	}
+	if sn := c.Snapshot; sn != nil {
+		facts = append(facts, []string{"snapshot", snapshotLine(sn)})
+		for _, o := range sn.Overrides {
+			facts = append(facts, []string{"", fmt.Sprintf("%s = %s (source: %s) is off for the snapshot's transaction", code(o.Name), cell(o.Value), cell(o.Source))})
+		}
+	}
+	facts = append(facts, []string{"import path", importLine(c.Import)}, []string{"cheaper", "**" + cheaperLine(c) + "**"})
+	m.table([]string{"", ""}, "ll", facts)
 	var rows [][]string
 	saving := false
 	for _, ix := range c.Indexes {

@@ -71,6 +71,8 @@ func samplePlan() *Plan {
 				{Entity: "Order", From: "addresses", Attributes: []string{"shipCity", "shipCountry"}, Items: 198},
 				{Entity: "OrderLine", From: "books > authors", Attributes: []string{"authorName"}, Items: 2078},
 			},
+			Snapshot: &SnapshotHold{RunSeconds: 2.349, PlanSeconds: 1.91,
+				Overrides: []Setting{{Name: "idle_in_transaction_session_timeout", Value: "15s", Source: "database"}}},
 		},
 	}
 }

@@ -232,6 +232,31 @@ type Capacity struct {
 	// (migrate run, EstimatedCostUSD) or "import" (Import.EstimatedCostUSD).
 	// Added within v1.
 	Cheaper string `json:"cheaper"`
+	// Snapshot is how long the source's snapshot is held, during which
+	// VACUUM keeps every row version it may see. Present when the plan
+	// read the source. Added within v1.
+	Snapshot *SnapshotHold `json:"snapshot,omitempty"`
+}
+
+// SnapshotHold is how long the source's snapshot is held.
+type SnapshotHold struct {
+	// RunSeconds is what migrate run holds it, expected: reading is paced
+	// by the writer, so about EstimatedSeconds.
+	RunSeconds float64 `json:"runSeconds"`
+	// PlanSeconds is what this plan held it: one pass over the source at
+	// its own pace (while the table was read too), about what migrate
+	// export holds it.
+	PlanSeconds float64 `json:"planSeconds"`
+	// Overrides are the source's timeouts the snapshot's transaction
+	// turns off for itself.
+	Overrides []Setting `json:"overrides,omitempty"`
+}
+
+// Setting is a source session setting a snapshot overrides.
+type Setting struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`  // the user's value, as SHOW prints it
+	Source string `json:"source"` // where it was set, as pg_settings says
 }
 
 // ImportPath estimates loading the expected items with Import from S3,
@@ -255,6 +280,13 @@ type ImportPath struct {
 	// table (it creates no local secondary indexes); Cheaper is then
 	// "write" whatever the figures.
 	Unsupported string `json:"unsupported,omitempty"`
+	// Files is how many data files of FileSize uncompressed bytes (plan
+	// --file-size, by default export's) the export needs, at least; FileLimit, when set,
+	// says that is more than the 50,000 one Import from S3 takes and what
+	// --file-size fits. Added within v1.
+	Files     int64  `json:"files,omitempty"`
+	FileSize  int64  `json:"fileSize,omitempty"`
+	FileLimit string `json:"fileLimit,omitempty"`
 }
 
 // WriteUnits are write capacity units: ceil(item size / 1 KB) per item, in

@@ -223,6 +223,12 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 		wps = float64(c.WriteUnits.Total) / c.EstimatedSeconds
 	}
 	add("duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5))))
+	if sn := c.Snapshot; sn != nil {
+		add("snapshot", snapshotLine(sn))
+		for _, o := range sn.Overrides {
+			add("", fmt.Sprintf("%s = %s (source: %s) is off for the snapshot's transaction", o.Name, o.Value, o.Source))
+		}
+	}
 	add("import path", importLine(c.Import))
 	add("cheaper", cheaperLine(c))
 	for _, ix := range c.Indexes {
@@ -283,8 +289,12 @@ func importLine(ip ImportPath) string {
 	if ip.Unsupported != "" {
 		return "not possible: " + ip.Unsupported
 	}
-	return fmt.Sprintf("%s for %s of DYNAMODB_JSON at $%s per GB, no write units; %s at %s GB/h after %s to start (migrate export, then migrate import: new tables only)",
+	line := fmt.Sprintf("%s for %s of DYNAMODB_JSON at $%s per GB, no write units; %s at %s GB/h after %s to start (migrate export, then migrate import: new tables only)",
 		dollars(ip.EstimatedCostUSD), size(ip.UncompressedBytes), number(ip.PricePerGB), duration(ip.EstimatedSeconds-ip.OverheadSeconds), number(ip.GBPerHour), duration(ip.OverheadSeconds))
+	if ip.FileLimit != "" {
+		line += "; too many files: " + ip.FileLimit
+	}
+	return line
 }
 
 // cheaperLine says which path costs less, and which is faster.
@@ -514,3 +524,9 @@ func WriteTable(w io.Writer, indent, align string, rows [][]string) error {
 
 // Count formats an integer with thousands separators, as the reports do.
 func Count(n int64) string { return count(n) }
+
+// snapshotLine says how long the source's snapshot is held.
+func snapshotLine(sn *SnapshotHold) string {
+	return fmt.Sprintf("a run holds the source's snapshot about %s (reading is paced by the writes; VACUUM keeps what it may see meanwhile); this plan held it %s, about what migrate export would",
+		duration(sn.RunSeconds), duration(sn.PlanSeconds))
+}

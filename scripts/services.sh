@@ -54,8 +54,11 @@ PG_PORT=55432
 DDB_CONTAINER=pgdynamo-dynamodb
 DDB_PORT=58000
 
-ENGINE_TIMEOUT=60   # seconds for dockerd to answer `docker info`
-SERVICE_TIMEOUT=90  # seconds for a container to accept connections
+# Long enough for a shared CI runner at load 30, where DynamoDB Local's JVM
+# took over a minute to serve; idle, both take seconds. The environment
+# can raise them.
+ENGINE_TIMEOUT=${PGDYNAMO_ENGINE_TIMEOUT:-180}    # seconds for dockerd to answer `docker info`
+SERVICE_TIMEOUT=${PGDYNAMO_SERVICE_TIMEOUT:-300}  # seconds for a container to accept connections
 
 log() { printf '[services] %s\n' "$*"; }
 die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -428,18 +431,22 @@ run_container() {
 	docker run -d --name "$name" -p "127.0.0.1:$hport:$cport" "$image" >/dev/null
 }
 
-# wait_for NAME CHECK...: retry CHECK until it succeeds.
+# wait_for NAME CHECK...: retry CHECK until it succeeds. A container that
+# stopped is started once more (a loaded host can kill a first start).
 wait_for() {
-	local name=$1 deadline=$((SECONDS + SERVICE_TIMEOUT))
+	local name=$1 deadline=$((SECONDS + SERVICE_TIMEOUT)) t0=$SECONDS restarted=""
 	shift
 	until "$@" >/dev/null 2>&1; do
 		if [ "$(docker container inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" != true ]; then
 			docker logs --tail 30 "$name" >&2 || true
-			die "container $name is not running"
+			[ -z "$restarted" ] || die "container $name stopped again after $((SECONDS - t0))s, while waiting for $1"
+			log "container $name stopped after $((SECONDS - t0))s, while waiting for $1; starting it once more"
+			docker start "$name" >/dev/null || die "container $name: docker start failed"
+			restarted=1
 		fi
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			docker logs --tail 30 "$name" >&2 || true
-			die "container $name did not accept connections within ${SERVICE_TIMEOUT}s"
+			die "container $name: $1 did not succeed within ${SERVICE_TIMEOUT}s (SERVICE_TIMEOUT; raise it with PGDYNAMO_SERVICE_TIMEOUT)"
 		fi
 		sleep 0.2
 	done

@@ -96,7 +96,7 @@ func typedKey(kv KeyValue, part mapping.Part, typ mapping.KeyType) (types.Attrib
 		}
 		return &types.AttributeValueMemberB{Value: b}, nil
 	}
-	v, _, err := applyFuncs(kv.V, kv.Kind, part.Funcs)
+	v, _, err := applyFuncs(kv.V, kv.Kind, part.Funcs, true)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func PartText(kv KeyValue, part mapping.Part, sep string) (string, error) {
 	if kv.V == nil {
 		return "", errNull
 	}
-	v, k, err := applyFuncs(kv.V, kv.Kind, part.Funcs)
+	v, k, err := applyFuncs(kv.V, kv.Kind, part.Funcs, false)
 	if err != nil {
 		return "", err
 	}
@@ -137,10 +137,12 @@ func PartText(kv KeyValue, part mapping.Part, sep string) (string, error) {
 
 // applyFuncs runs a placeholder's functions over a non-NULL value. Each
 // yields text (year, month, day and date as fixed-width digits) or an error.
-func applyFuncs(v any, k pgkind.Kind, funcs []mapping.Func) (any, pgkind.Kind, error) {
+// number is set for the single placeholder of an N key, where the value
+// sorts as a number, not as text.
+func applyFuncs(v any, k pgkind.Kind, funcs []mapping.Func, number bool) (any, pgkind.Kind, error) {
 	for _, f := range funcs {
 		var err error
-		v, err = applyFunc(f, v)
+		v, err = applyFunc(f, v, number)
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", f.Name, err)
 		}
@@ -152,7 +154,7 @@ func applyFuncs(v any, k pgkind.Kind, funcs []mapping.Func) (any, pgkind.Kind, e
 	return v, k, nil
 }
 
-func applyFunc(f mapping.Func, v any) (any, error) {
+func applyFunc(f mapping.Func, v any, number bool) (any, error) {
 	switch f.Name {
 	case mapping.FuncLower, mapping.FuncUpper, mapping.FuncNFC, mapping.FuncNFD, mapping.FuncNFKC, mapping.FuncNFKD:
 		s, ok := v.(string)
@@ -182,8 +184,23 @@ func applyFunc(f mapping.Func, v any) (any, error) {
 		default:
 			return nil, fmt.Errorf("applies to dates and timestamps, not %T", v)
 		}
+		if number && f.Name != mapping.FuncDate {
+			// A number sorts right whatever its digits: any year will do,
+			// numbered as PostgreSQL's extract does (no year 0: 1 BC is -1).
+			switch f.Name {
+			case mapping.FuncYear:
+				y := t.Year()
+				if y <= 0 {
+					y--
+				}
+				return strconv.Itoa(y), nil
+			case mapping.FuncMonth:
+				return strconv.Itoa(int(t.Month())), nil
+			}
+			return strconv.Itoa(t.Day()), nil
+		}
 		if y := t.Year(); y < 0 || y > 9999 {
-			return nil, fmt.Errorf("year %d is outside 0000-9999, where keys keep their order", y)
+			return nil, fmt.Errorf("year %d is outside 0000-9999, where text keys keep their order (a number key holds any year)", y)
 		}
 		switch f.Name {
 		case mapping.FuncYear:

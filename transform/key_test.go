@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/pgkind"
@@ -116,5 +119,44 @@ func TestPartTextErrors(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// |year, |month and |day in a number key hold any year, numbered as
+// PostgreSQL's extract(year ...) does (1 BC is -1): numbers sort right
+// where four-digit text would not. A string key still refuses them.
+func TestDatePartsInNumberKeys(t *testing.T) {
+	t.Parallel()
+	tpl, err := mapping.ParseTemplate("{d|year}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), "2024"},
+		{time.Date(12345, 5, 1, 0, 0, 0, 0, time.UTC), "12345"},
+		{time.Date(0, 5, 1, 0, 0, 0, 0, time.UTC), "-1"},     // 1 BC
+		{time.Date(-43, 3, 15, 0, 0, 0, 0, time.UTC), "-44"}, // 44 BC
+	}
+	for _, tc := range cases {
+		values := func(int) (KeyValue, error) { return KeyValue{V: tc.t, Kind: pgkind.Date}, nil }
+		av, ok, _, err := RenderKey(tpl, mapping.KeyNumber, "#", false, values)
+		if err != nil || !ok {
+			t.Fatalf("%v: %v", tc.t, err)
+		}
+		if got := av.(*types.AttributeValueMemberN).Value; got != tc.want {
+			t.Errorf("%v: N %s, want %s", tc.t, got, tc.want)
+		}
+	}
+	month := part(t, "{d|month}")
+	mv, err := typedKey(KeyValue{V: time.Date(12345, 11, 1, 0, 0, 0, 0, time.UTC), Kind: pgkind.Date}, month, mapping.KeyNumber)
+	if err != nil || mv.(*types.AttributeValueMemberN).Value != "11" {
+		t.Errorf("month of 12345-11-01 in a number key: %v, %v", mv, err)
+	}
+	_, err = PartText(KeyValue{V: time.Date(12345, 5, 1, 0, 0, 0, 0, time.UTC), Kind: pgkind.Date}, part(t, "{d|year}"), "#")
+	if err == nil || !strings.Contains(err.Error(), "a number key holds any year") {
+		t.Errorf("year 12345 in a string key: %v, want a refusal", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strconv"
@@ -78,6 +79,9 @@ func attributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.Nu
 		return nil, false, nil
 	}
 	if t.Kind == pgkind.Array {
+		if oa, ok := v.(extract.OffsetArray); ok {
+			return nil, false, fmt.Errorf("the array's subscripts are %s, not from 1: a list cannot keep them and no as: does (array_lower is not 1)", oa.Dims)
+		}
 		arr, ok := v.([]any)
 		if !ok {
 			return nil, false, fmt.Errorf("expected an array, got %T", v)
@@ -86,11 +90,17 @@ func attributeValue(v any, t pgkind.Type, as mapping.Conversion, null mapping.Nu
 			return setValue(arr, t.Elem)
 		}
 		if as == mapping.AsString {
-			b, err := json.Marshal(jsonable(arr))
+			j, err := jsonable(arr, t.Elem)
 			if err != nil {
 				return nil, false, err
 			}
-			return &types.AttributeValueMemberS{Value: string(b)}, true, nil
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // "<" as itself, not \u003c
+			if err := enc.Encode(j); err != nil {
+				return nil, false, err
+			}
+			return &types.AttributeValueMemberS{Value: strings.TrimSuffix(b.String(), "\n")}, true, nil
 		}
 		av, err := listValue(arr, t.Elem)
 		return av, err == nil, err
@@ -115,27 +125,19 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 		if as == mapping.AsString {
 			return al.S(string(v)), nil
 		}
+		switch v {
+		case "NaN", "Infinity", "-Infinity":
+			return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", v)
+		}
 		n, err := Number(string(v))
 		if err != nil {
 			return nil, err
 		}
 		return al.N(n), nil
+	case float32:
+		return floatValue(float64(v), 32, as, al)
 	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			if as == mapping.AsString {
-				return &types.AttributeValueMemberS{Value: floatText(v)}, nil
-			}
-			return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", floatText(v))
-		}
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		if as == mapping.AsString {
-			return al.S(s), nil
-		}
-		n, err := Number(strconv.FormatFloat(v, 'f', -1, 64))
-		if err != nil {
-			return nil, err
-		}
-		return al.N(n), nil
+		return floatValue(v, 64, as, al)
 	case bool:
 		if as == mapping.AsString {
 			return al.S(strconv.FormatBool(v)), nil
@@ -180,6 +182,53 @@ func scalarValueAlloc(v any, k pgkind.Kind, as mapping.Conversion, al *avAlloc) 
 		return al.S(v), nil
 	}
 	return nil, fmt.Errorf("unsupported value %T", v)
+}
+
+// floatValue converts a real (bits 32) or a double precision (bits 64). The
+// bit size matters: a real 0.1 is the double 0.10000000149011612, but
+// PostgreSQL prints it, and reads it back, as 0.1.
+func floatValue(v float64, bits int, as mapping.Conversion, al *avAlloc) (types.AttributeValue, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		if as == mapping.AsString {
+			return al.S(floatText(v)), nil
+		}
+		return nil, fmt.Errorf("%s cannot be stored in DynamoDB, which has no NaN or Infinity (declare as: string to keep it as text)", floatText(v))
+	}
+	s := FloatString(v, bits)
+	if as == mapping.AsString {
+		return al.S(s), nil
+	}
+	n, err := Number(s)
+	if err != nil {
+		return nil, err
+	}
+	return al.N(n), nil
+}
+
+// FloatString is PostgreSQL's text of a real (bits 32) or double precision
+// (bits 64) with extra_float_digits = 1, its default since version 12: the
+// shortest decimal that reads back as the same value at that width, in
+// exponent form ("1e-05", "1.234567e+06") when the decimal exponent is
+// below -4 or at least 6 (real) or 15 (double precision), digits
+// otherwise; NaN, Infinity and -Infinity as words.
+func FloatString(v float64, bits int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return floatText(v)
+	}
+	if v == 0 {
+		return strconv.FormatFloat(v, 'f', -1, bits) // "0" or "-0"
+	}
+	exp := 15 // DBL_DIG
+	if bits == 32 {
+		exp = 6 // FLT_DIG
+	}
+	// The decimal exponent of the shortest digits, from their 'e' form.
+	e := strconv.FormatFloat(v, 'e', -1, bits)
+	x, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if x < -4 || x >= exp {
+		return e
+	}
+	return strconv.FormatFloat(v, 'f', -1, bits)
 }
 
 // describeTime names a date or timestamp the way PostgreSQL prints it,
@@ -330,7 +379,9 @@ func number(s string) (string, error) {
 	// magnitude: the leading digit's power of ten
 	mag := exp + len(digits) - 1
 	if mag > 125 || mag < -130 {
-		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125)", s)
+		// In the short form %g writes: a double near its limits has over
+		// 300 digits in plain notation.
+		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125; declare as: string to keep it exact as text)", scientific(neg, digits, mag))
 	}
 	var out string
 	switch {
@@ -345,6 +396,21 @@ func number(s string) (string, error) {
 		out = "-" + out
 	}
 	return out, nil
+}
+
+// scientific writes significant digits with the power of ten of the
+// first one as %g does: 1e+308, -2.5e-200.
+func scientific(neg bool, digits string, mag int) string {
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteString(digits[:1])
+	if len(digits) > 1 {
+		b.WriteString("." + digits[1:])
+	}
+	fmt.Fprintf(&b, "e%+03d", mag)
+	return b.String()
 }
 
 func allDigits(s string) bool {
@@ -366,6 +432,12 @@ func listValue(arr []any, elem pgkind.Kind) (types.AttributeValue, error) {
 			av = &types.AttributeValueMemberNULL{Value: true}
 		case []any:
 			av, err = listValue(e, elem)
+		case extract.JSON:
+			if strings.TrimSpace(string(e)) == "null" {
+				err = errJSONNullElement
+				break
+			}
+			av, err = scalarValue(e, elem, mapping.AsDefault)
 		default:
 			av, err = scalarValue(e, elem, mapping.AsDefault)
 		}
@@ -429,6 +501,11 @@ func setValue(arr []any, elem pgkind.Kind) (types.AttributeValue, bool, error) {
 }
 
 // jsonValue decodes JSON text into M/L/S/N/BOOL/NULL, keeping numbers exact.
+// A json (not jsonb) object may name a key twice, and PostgreSQL keeps both;
+// a map holds one, so that is an error rather than a silent drop. Decoding
+// into maps allocates less than reading tokens (70 against 178 allocations
+// for a 200-byte document, BenchmarkJSONValue), so the tokens are read only
+// when the maps hold fewer members than the text has.
 func jsonValue(text string) (types.AttributeValue, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
@@ -436,7 +513,58 @@ func jsonValue(text string) (types.AttributeValue, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
+	if members(v) != memberColons(text) {
+		return jsonTokenValue(text) // names the key given twice
+	}
 	return jsonToAV(v)
+}
+
+// members counts the members of every object in a decoded JSON value.
+func members(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		n += len(v)
+		for _, e := range v {
+			n += members(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += members(e)
+		}
+	}
+	return n
+}
+
+// memberColons counts the colons outside strings of valid JSON text: one
+// per object member.
+func memberColons(text string) int {
+	n, inString := 0, false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case inString && c == '\\':
+			i++ // the escaped character
+		case c == '"':
+			inString = !inString
+		case c == ':' && !inString:
+			n++
+		}
+	}
+	return n
+}
+
+// jsonTokenValue is jsonValue reading tokens, which sees every member.
+func jsonTokenValue(text string) (types.AttributeValue, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	av, err := jsonTokens(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: text after the value")
+	}
+	return av, nil
 }
 
 func jsonToAV(v any) (types.AttributeValue, error) {
@@ -477,25 +605,112 @@ func jsonToAV(v any) (types.AttributeValue, error) {
 	return nil, fmt.Errorf("unexpected JSON value %T", v)
 }
 
-// jsonable turns decoded array values into something encoding/json prints
-// faithfully (decimals and JSON as raw text).
-func jsonable(v any) any {
+// jsonTokens reads one JSON value from dec.
+func jsonTokens(dec *json.Decoder) (types.AttributeValue, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	switch tok := tok.(type) {
+	case nil:
+		return &types.AttributeValueMemberNULL{Value: true}, nil
+	case bool:
+		return &types.AttributeValueMemberBOOL{Value: tok}, nil
+	case string:
+		return &types.AttributeValueMemberS{Value: tok}, nil
+	case json.Number:
+		n, err := Number(tok.String())
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberN{Value: n}, nil
+	case json.Delim:
+		if tok == '[' {
+			out := []types.AttributeValue{}
+			for dec.More() {
+				av, err := jsonTokens(dec)
+				if err != nil {
+					return nil, fmt.Errorf("[%d]: %w", len(out), err)
+				}
+				out = append(out, av)
+			}
+			_, err := dec.Token() // ]
+			return &types.AttributeValueMemberL{Value: out}, err
+		}
+		out := map[string]types.AttributeValue{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, fmt.Errorf("invalid JSON: %w", err)
+			}
+			key, _ := k.(string)
+			if _, dup := out[key]; dup {
+				return nil, fmt.Errorf("the JSON object has key %q twice, which PostgreSQL's json keeps and a DynamoDB map cannot (declare as: string to keep the JSON text)", key)
+			}
+			av, err := jsonTokens(dec)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			out[key] = av
+		}
+		_, err := dec.Token() // }
+		return &types.AttributeValueMemberM{Value: out}, err
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+// jsonable turns decoded array values of element kind elem into something
+// encoding/json prints faithfully: decimals and JSON as raw text, dates and
+// timestamps as the attribute text of their kind, floats as PostgreSQL
+// prints them, and NaN and ±Infinity, which JSON has no number for, as
+// strings of PostgreSQL's words (in an array of numbers a string can be
+// nothing else). A JSON null element would read back as a NULL element: an
+// error.
+func jsonable(v any, elem pgkind.Kind) (any, error) {
 	switch v := v.(type) {
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = jsonable(e)
+			j, err := jsonable(e, elem)
+			if err != nil {
+				return nil, fmt.Errorf("element %d: %w", i, err)
+			}
+			out[i] = j
 		}
-		return out
+		return out, nil
 	case extract.Decimal:
-		return json.RawMessage(v)
+		switch v {
+		case "NaN", "Infinity", "-Infinity":
+			return string(v), nil
+		}
+		return json.RawMessage(v), nil
 	case extract.JSON:
-		return json.RawMessage(v)
+		if strings.TrimSpace(string(v)) == "null" {
+			return nil, errJSONNullElement
+		}
+		return json.RawMessage(v), nil
 	case time.Time:
-		return v.UTC().Format(TimestampLayout)
+		return formatTime(v, elem), nil
+	case extract.Infinity:
+		return infinityText(v), nil
+	case float32:
+		return jsonFloat(float64(v), 32), nil
+	case float64:
+		return jsonFloat(v, 64), nil
 	}
-	return v
+	return v, nil
 }
+
+func jsonFloat(v float64, bits int) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return floatText(v)
+	}
+	return json.Number(FloatString(v, bits))
+}
+
+// errJSONNullElement: in a list, or in the JSON text of an array, a json
+// null element and a NULL element are the same null.
+var errJSONNullElement = errors.New("a JSON null element cannot be told from a NULL element, in a list or in as: string's JSON text; no as: keeps both")
 
 // KeyText is the canonical text of a value inside a key template. Values
 // must not be NULL or empty, and must not contain the separator, since that

@@ -69,6 +69,10 @@ func normalize(v any, k pgkind.Kind) any {
 		return nil
 	case int64:
 		return &numeric{r: new(big.Rat).SetInt64(v)}
+	case float32:
+		// The decimal PostgreSQL shows for the real, which a literal in a
+		// filter spells.
+		return numericText(FloatString(float64(v), 32))
 	case float64:
 		switch {
 		case math.IsNaN(v):

@@ -60,6 +60,7 @@ import (
 //
 //	make bench BENCH='Ratios|ReadOnly' MIGRATE_BENCH_SCALE=51300
 //	make bench BENCH=MigrateNullEndpoint MIGRATE_BENCH_SCALE=256500   # 5M items: peak memory
+//	make bench BENCH=DirectCalls MIGRATE_BENCH_SCALE=10000            # direct calls vs --sdk-middleware
 
 const benchTable = "BenchNull"
 
@@ -628,3 +629,66 @@ func nullDynamoDB(items *atomic.Int64) http.Handler {
 		w.Write(resp)
 	})
 }
+
+// BenchmarkDirectCalls measures what the writer's direct calls buy (see
+// load/direct.go): the tool sending its calls directly and the tool with
+// every call through the SDK's whole stack (--sdk-middleware), in turn
+// (A/B/A/B), into the null endpoint and into the same endpoint answering
+// each call after MIGRATE_BENCH_LATENCY (default 10ms, a round trip inside
+// an AWS region). It reports the medians of each pair's ratios, direct ÷
+// SDK: items/s and CPU per item.
+func BenchmarkDirectCalls(b *testing.B) {
+	latency := 10 * time.Millisecond
+	if s := os.Getenv("MIGRATE_BENCH_LATENCY"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			b.Fatalf("MIGRATE_BENCH_LATENCY: %v", err)
+		}
+		latency = d
+	}
+	e := newBenchEnv(b)
+	null := e.sink
+	items := new(atomic.Int64)
+	sink := nullDynamoDB(items)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.BatchWriteItem" {
+			time.Sleep(latency)
+		}
+		sink.ServeHTTP(w, r)
+	}))
+	b.Cleanup(slow.Close)
+	for _, target := range []struct {
+		name string
+		srv  *httptest.Server
+	}{{"null", null}, {"latency=" + latency.String(), slow}} {
+		b.Run(target.name, func(b *testing.B) {
+			e.sink = target.srv
+			rounds := benchRounds(b)
+			var speed, cpu []float64
+			var directs []measure
+			for b.Loop() {
+				for r := range rounds {
+					d := e.tool(b, directFlags...)
+					s := e.tool(b, sdkFlags...)
+					if d.items != s.items {
+						b.Fatalf("direct calls wrote %d items, the SDK's %d", d.items, s.items)
+					}
+					directs = append(directs, d)
+					speed = append(speed, d.itemsPerSec()/s.itemsPerSec())
+					cpu = append(cpu, d.cpuPerItem()/s.cpuPerItem())
+					b.Logf("pair %d: direct %.0f items/s, %.1f µs CPU/item; SDK %.0f items/s, %.1f µs CPU/item; items/s %.2fx, CPU/item %.2fx",
+						r+1, d.itemsPerSec(), d.cpuPerItem(), s.itemsPerSec(), s.cpuPerItem(), speed[len(speed)-1], cpu[len(cpu)-1])
+				}
+			}
+			b.ReportMetric(median(speed), "direct/sdk-items/s")
+			b.ReportMetric(median(cpu), "direct/sdk-cpu/item")
+			b.ReportMetric(median(mapSlice(directs, measure.itemsPerSec)), "items/s")
+		})
+	}
+}
+
+// The flags of the two contenders of BenchmarkDirectCalls.
+var (
+	directFlags = []string{}
+	sdkFlags    = []string{"--sdk-middleware"}
+)

@@ -22,8 +22,9 @@ func TestCallTimeoutFlag(t *testing.T) {
 		{"verify", "--mapping", bookstoreMapping, "--pg", pg},
 		{"prune", "--mapping", bookstoreMapping, "--pg", pg},
 		{"prove", "--mapping", bookstoreMapping, "--pg", pg},
-		{"query", "--table", "T", "--pk", "X"},
-		{"import", "--mapping", bookstoreMapping, "--from", "s3://b/p"},
+		{"query", "--table", "Orders", "--pk", "X"},
+		{"import", "--mapping", bookstoreMapping, "--from", "s3://bucket/prefix"},
+		{"cutover", "--mapping", bookstoreMapping, "--pg", pg},
 	}
 	for _, args := range commands {
 		for _, bad := range [][]string{{"--call-timeout", "0"}, {"--call-timeout", "-1s"}, {"--max-batch-elapsed", "-1s"}} {
@@ -43,7 +44,7 @@ func TestCallTimeoutFlag(t *testing.T) {
 func TestQueryUnreachableFailsFast(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	_, stderr, code := runCLI(t, "query", "--endpoint", "http://127.0.0.1:1", "--region", "us-east-1", "--table", "T", "--pk", "X")
+	_, stderr, code := runCLI(t, "query", "--endpoint", "http://127.0.0.1:1", "--region", "us-east-1", "--table", "Orders", "--pk", "X")
 	if code != exitFailure || !strings.Contains(stderr, "unreachable") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}

@@ -27,7 +27,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown flag", []string{"run", "--mapping", bookstoreMapping, "--bogus"}, "unknown flag: --bogus"},
 		{"unknown command", []string{"migrat"}, "unknown command"},
 		{"validate without mapping", []string{"validate"}, "--mapping is required"},
-		{"query without pk", []string{"query", "--table", "T"}, "--pk is required"},
+		{"query without pk", []string{"query", "--table", "Tbl"}, "--pk is required"},
 		{"missing mapping file", []string{"validate", "--mapping", "no/such/file.yaml"}, "no such file"},
 	}
 	for _, tc := range cases {
@@ -73,7 +73,7 @@ func TestUnreachableDynamoDBFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, create := range []bool{false, true} {
-		args := []string{"run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", "http://127.0.0.1:1", "--table", "T"}
+		args := []string{"run", "--mapping", bookstoreMapping, "--pg", pg, "--endpoint", "http://127.0.0.1:1", "--table", "Tbl"}
 		if create {
 			args = append(args, "--create-table")
 		}
@@ -144,8 +144,12 @@ func TestValidateKeyProof(t *testing.T) {
 	}
 }
 
-// validate with a misspelled column prints its position and a suggestion,
-// exits 2, and reads nothing but the catalog.
+// validate reports every problem of a mapping in one pass, each at its
+// position with a suggestion, exits 2, and reads nothing but the catalog:
+// two misspelled columns (one in a key) and an entry in an undeclared index
+// give exactly three problems, with no knock-on (the key "missing the
+// primary key", the pattern on the index "without an entity"); run says
+// the same before it reads anything.
 func TestValidateMisspelledColumn(t *testing.T) {
 	t.Parallel()
 	pg := migratetest.PostgresURL(t)
@@ -158,31 +162,31 @@ func TestValidateMisspelledColumn(t *testing.T) {
 	}
 	bad := strings.Replace(string(src), "shipCity: city,", "shipCity: ctiy,", 1)
 	bad = strings.Replace(bad, `pk: "BOOK#{book_id}", sk: "BOOK" }`, `pk: "BOOK#{bookid}", sk: "BOOK" }`, 1)
-	if bad == string(src) {
+	bad = strings.Replace(bad, `GSI1: { pk: "EMAIL#{email}", sk: "CUSTOMER" }`, `GSI3: { pk: "EMAIL#{email}", sk: "CUSTOMER" }`, 1)
+	if strings.Count(bad, "ctiy")+strings.Count(bad, "bookid")+strings.Count(bad, "GSI3") != 3 {
 		t.Fatal("the test's edits did not apply to the mapping")
 	}
 	path := filepath.Join(t.TempDir(), "bookstore.yaml")
 	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := runCLI(t, "validate", "--mapping", path, "--pg", pg)
-	if code != exitUsage {
-		t.Errorf("exit %d, want 2", code)
+	stdout, stderr, code := runCLI(t, "validate", "--mapping", path, "--pg", pg)
+	if code != exitUsage || stdout != "" {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, stdout)
 	}
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	want := []string{
+	want := strings.Join([]string{
+		path + `:40:7: index "GSI3" is not declared under indexes (did you mean "GSI1"?)`,
 		path + `:53:33: Order copy from addresses attribute "shipCity": column "ctiy" does not exist in table public.addresses (did you mean "city"?)`,
-		path + `:85:3: the key of Book does not include the primary key (book_id) or another unique key of public.books, so two rows could produce the same item`,
 		path + `:87:22: Book key.pk: column "bookid" does not exist in table public.books (did you mean "book_id"?)`,
+		`migrate: 3 problems in the mapping; nothing was read or written`,
+	}, "\n") + "\n"
+	if stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
 	}
-	for _, w := range want {
-		found := false
-		for _, l := range lines {
-			found = found || l == w
-		}
-		if !found {
-			t.Errorf("missing diagnostic\n  %s\nin:\n%s", w, stderr)
-		}
+	// run checks the mapping first, and says the same.
+	_, stderr, code = runCLI(t, "run", "--mapping", path, "--pg", pg, "--endpoint", "http://127.0.0.1:1", "--table", "Nothing")
+	if code != exitUsage || stderr != want {
+		t.Errorf("run: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", code, stderr, want)
 	}
 }
 
@@ -228,18 +232,39 @@ func TestLogFormatJSON(t *testing.T) {
 	if code != exitFailure {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	var logged int
-	for _, line := range strings.Split(errOut, "\n") {
-		if strings.HasPrefix(line, "{") {
+	// Every line is a JSON object, the fatal error included.
+	jsonLines := func(errOut string) (errors []string) {
+		t.Helper()
+		for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
 			var v map[string]any
-			if err := json.Unmarshal([]byte(line), &v); err != nil || v["msg"] == nil || v["level"] == nil {
+			if err := json.Unmarshal([]byte(line), &v); err != nil || v["msg"] == nil || v["level"] == nil || v["time"] == nil {
 				t.Errorf("not a JSON log line: %s (%v)", line, err)
 			}
-			logged++
+			if v["level"] == "ERROR" {
+				errors = append(errors, v["msg"].(string))
+			}
 		}
+		return errors
 	}
-	if logged == 0 || !strings.Contains(errOut, `"msg":"the run recorded in the state file is complete; starting a new run"`) {
+	errs := jsonLines(errOut)
+	if !strings.Contains(errOut, `"msg":"the run recorded in the state file is complete; starting a new run"`) {
 		t.Errorf("no JSON log lines:\n%s", errOut)
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "migrate: ") {
+		t.Errorf("the fatal error is not one JSON ERROR record: %q\n%s", errs, errOut)
+	}
+	// A mapping problem (before any command runs) and a flag error, too.
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("version: 1\ntable: T\nentitiez: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runCLI(t, "--log-format", "json", "validate", bad)
+	if errs := jsonLines(errOut); code != exitUsage || len(errs) == 0 || !strings.Contains(strings.Join(errs, "\n"), "bad.yaml:") {
+		t.Errorf("bad mapping: exit %d, errors %q\n%s", code, errs, errOut)
+	}
+	_, errOut, code = runCLI(t, "--log-format", "json", "run", "--no-such-flag")
+	if errs := jsonLines(errOut); code != exitUsage || len(errs) == 0 || !strings.Contains(errs[0], "unknown flag: --no-such-flag") {
+		t.Errorf("flag error: exit %d, errors %q\n%s", code, errs, errOut)
 	}
 	if _, errOut, code := runCLI(t, "--log-format", "xml", "validate", m); code != exitUsage || !strings.Contains(errOut, "--log-format must be text or json") {
 		t.Errorf("--log-format xml: exit %d\n%s", code, errOut)
@@ -258,4 +283,18 @@ func TestPruneOffersNoCompare(t *testing.T) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// A file size that makes files of a few items each is refused, naming the
+// minimum, before anything is read.
+func TestExportRefusesTinyFiles(t *testing.T) {
+	t.Parallel()
+	_, errOut, code := runCLI(t, "export", bookstoreMapping, "--pg", "postgres://u@127.0.0.1:1/db", "--to", t.TempDir(), "--file-size", "1KiB")
+	if code != exitUsage || !strings.Contains(errOut, "--file-size must be a size of at least 16KiB") || !strings.Contains(errOut, "50000 files") {
+		t.Errorf("export --file-size 1KiB: exit %d\n%s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "plan", bookstoreMapping, "--pg", "postgres://u@127.0.0.1:1/db", "--file-size", "1KiB")
+	if code != exitUsage || !strings.Contains(errOut, "plan: --file-size must be a size of at least 16KiB") {
+		t.Errorf("plan --file-size 1KiB: exit %d\n%s", code, errOut)
+	}
 }

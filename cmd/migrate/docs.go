@@ -37,6 +37,10 @@ shard count from the source, as run does. It writes nothing else.`,
 			if o.mapping == "" {
 				return usagef("docs: --mapping is required")
 			}
+			pg, pgFrom := pgURLFrom(o.pg)
+			if err := checks(checkPostgres("docs", pg, pgFrom), checkOutput("docs", "--output", o.output)); err != nil {
+				return err
+			}
 			m, err := engine.LoadMapping(o.mapping)
 			if err != nil {
 				return err

@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -74,6 +76,7 @@ type exportOpts struct {
 	quiet       bool
 	summaryJSON string
 	par         readerFlags
+	metrics     metricsOpts
 
 	pgFrom        string
 	rejectFileSet bool
@@ -90,10 +93,11 @@ func (o *exportOpts) validate() error {
 		return usagef("export: --to is required: a directory or s3://bucket/prefix")
 	case o.compression != export.CompressionGzip && o.compression != export.CompressionZstd && o.compression != export.CompressionNone:
 		return usagef("export: --compression must be gzip, zstd or none, not %q", o.compression)
-	case o.fileSizeBytes() < 1<<10:
-		return usagef("export: --file-size must be a size of at least 1KiB, such as 64MiB, not %q", o.fileSize)
-	case o.partSizeMB < 5:
-		return usagef("export: --part-size must be at least 5 (MiB, S3's minimum)")
+	case o.fileSizeBytes() < export.MinFileSize:
+		return usagef("export: --file-size must be a size of at least %dKiB (smaller files hold a few items each and only bring the export nearer Import from S3's limit of %d files), such as 64MiB, not %q",
+			export.MinFileSize>>10, capacity.MaxImportFiles, o.fileSize)
+	case o.partSizeMB < 5 || o.partSizeMB > 5<<10:
+		return usagef("export: --part-size must be from 5 to 5120 (MiB, S3's limits of a part)")
 	case o.uploadParts < 1:
 		return usagef("export: --upload-concurrency must be at least 1")
 	case o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip:
@@ -107,7 +111,16 @@ func (o *exportOpts) validate() error {
 	case o.resume && o.fresh:
 		return usagef("export: --resume and --fresh exclude each other")
 	}
-	return o.par.validate("export")
+	return checks(
+		o.par.validate("export"),
+		checkTable("export", "--table", o.table),
+		checkPostgres("export", o.pg, o.pgFrom),
+		checkWhere("export", "--to", o.to, false),
+		checkS3Endpoint("export", o.s3.endpoint, o.to),
+		checkRegion("export", o.region),
+		checkOutput("export", "--reject-file", o.rejectFile),
+		checkOutput("export", "--summary-json", o.summaryJSON),
+	)
 }
 
 func newExportCmd(g *globals) *cobra.Command {
@@ -155,6 +168,9 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			if err := o.metrics.validate("export"); err != nil {
+				return err
+			}
 			return runExport(cmd.Context(), g, o, cmd)
 		},
 	}
@@ -179,6 +195,7 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the run's summary as JSON to this file")
 	o.par.register(f)
+	o.metrics.register(f, false)
 	return cmd
 }
 
@@ -196,6 +213,11 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		return err
 	}
 	prog := newProgress(g, o.quiet)
+	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "export"})
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	res, err := export.Export(ctx, export.Config{
 		Run: engine.RunConfig{
 			Mapping:       m,
@@ -208,7 +230,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 			Resume:        o.resume,
 			Fresh:         o.fresh,
 			ResumeCommand: resume,
-			Observer:      prog,
+			Observer:      observeRun(prog, mst),
 			Logger:        prog.logger,
 			Readers:       o.par.readers,
 			RangeRows:     o.par.rangeRows,
@@ -274,14 +296,17 @@ func thousands(n int64) string {
 	return s
 }
 
-// fileSizeBytes reads --file-size: a number with KiB, MiB or GiB, or 0
+// fileSizeBytes reads --file-size.
+func (o *exportOpts) fileSizeBytes() int64 { return parseFileSize(o.fileSize) }
+
+// parseFileSize reads a --file-size: a number with KiB, MiB or GiB, or 0
 // when it is not one.
-func (o *exportOpts) fileSizeBytes() int64 {
+func parseFileSize(size string) int64 {
 	for _, u := range []struct {
 		suffix string
 		shift  uint
 	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}} {
-		if num, ok := strings.CutSuffix(o.fileSize, u.suffix); ok {
+		if num, ok := strings.CutSuffix(size, u.suffix); ok {
 			n, err := strconv.ParseInt(num, 10, 64)
 			if err != nil || n < 0 || n > 1<<40>>u.shift {
 				return 0

@@ -68,10 +68,15 @@ func TestExportToS3AndLoad(t *testing.T) {
 	}
 
 	// plan's import path bills exactly the bytes the export wrote.
-	p, _ := planJSON(t, "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table, "--price-per-gb-import", "0.25")
+	p, _ := planJSON(t, "--mapping", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table, "--price-per-gb-import", "0.25", "--file-size", "96KiB")
 	ip := p.Capacity.Import
 	if ip.UncompressedBytes != m.UncompressedBytes || ip.PricePerGB != 0.25 || math.Abs(ip.EstimatedCostUSD-float64(m.UncompressedBytes)/(1<<30)*0.25) > 1e-12 {
 		t.Errorf("plan's import path %+v; the export holds %d uncompressed bytes", ip, m.UncompressedBytes)
+	}
+	// plan counts the files of the export at its --file-size: at least as
+	// many as the export wrote, since files run over to a row's end.
+	if want := (m.UncompressedBytes + 96<<10 - 1) / (96 << 10); ip.FileSize != 96<<10 || ip.Files != want || ip.Files < int64(len(m.Files)) || ip.FileLimit != "" {
+		t.Errorf("plan counts %d files of %d bytes (limit %q); want %d, and the export has %d", ip.Files, ip.FileSize, ip.FileLimit, want, len(m.Files))
 	}
 	if want := map[bool]string{true: "import", false: "write"}[ip.EstimatedCostUSD < p.Capacity.EstimatedCostUSD]; p.Capacity.Cheaper != want {
 		t.Errorf("plan says %s is cheaper: writes $%g, import $%g", p.Capacity.Cheaper, p.Capacity.EstimatedCostUSD, ip.EstimatedCostUSD)

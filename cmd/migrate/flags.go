@@ -20,6 +20,7 @@ const (
 // compareFlags are the flags plan and verify share.
 type compareFlags struct {
 	mapping, pg, table  string
+	pgFrom              string // where pg came from: "flag" or the environment variable's name
 	endpoint, region    string
 	compare             string
 	segments            int
@@ -111,7 +112,15 @@ func (o *compareFlags) validate(cmd string) error {
 	case o.color != "auto" && o.color != "always" && o.color != "never":
 		return usagef("%s: --color must be auto, always or never, not %q", cmd, o.color)
 	}
-	return o.calls.validate(cmd)
+	return checks(
+		checkTable(cmd, "--table", o.table),
+		checkDynamoDBEndpoint(cmd, o.endpoint),
+		checkRegion(cmd, o.region),
+		checkPostgres(cmd, o.pg, o.pgFrom),
+		checkDir(cmd, "--temp-dir", o.tempDir),
+		checkOutput(cmd, "--html", o.html),
+		o.calls.validate(cmd),
+	)
 }
 
 // wantColor decides --color auto: a terminal, NO_COLOR unset, TERM not dumb.

@@ -60,7 +60,15 @@ number of items than the export holds, or the table exists; 2 usage;
 			case o.poll <= 0:
 				return usagef("import: --poll must be positive")
 			}
-			if err := o.calls.validate("import"); err != nil {
+			if err := checks(
+				checkWhere("import", "--from", o.from, true),
+				checkTable("import", "--table", o.table),
+				checkDynamoDBEndpoint("import", o.endpoint),
+				checkS3Endpoint("import", o.s3.endpoint, o.from),
+				checkRegion("import", o.region),
+				checkOutput("import", "--summary-json", o.summaryJSON),
+				o.calls.validate("import"),
+			); err != nil {
 				return err
 			}
 			return runImport(cmd.Context(), g, o)

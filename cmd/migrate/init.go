@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,10 +60,16 @@ func (o *initOpts) validate() error {
 	if o.embedMax < 1 {
 		return usagef("init: --embed-max must be at least 1")
 	}
+	if o.schema == "" {
+		return usagef("init: --schema must name a schema (default %s)", mapping.DefaultSchema)
+	}
+	if slices.Contains(o.tables, "") {
+		return usagef("init: --tables has an empty name: %q", strings.Join(o.tables, ","))
+	}
 	if o.output == "" {
 		return usagef("init: --output must name a file, or - for stdout")
 	}
-	return nil
+	return checks(checkPostgres("init", o.pg, ""), checkOutput("init", "--output", o.output))
 }
 
 func newInitCmd(g *globals) *cobra.Command {
@@ -79,6 +86,8 @@ naming the access pattern each choice serves:
     child shares the parent's partition key), or indexes it under the
     parent's key where it cannot;
   - a pure join table becomes an adjacency list with an inverted index;
+  - a child whose key does not hold its parent's is also indexed under its
+    own key, so that every entity can be read by its primary key;
   - each other unique key becomes a lookup index;
   - children few enough per parent (observed in the data, at most
     --embed-max) are offered as embeds, commented out, with max from the
@@ -86,8 +95,10 @@ naming the access pattern each choice serves:
 
 Everything is read in one read-only transaction; counting children reads
 each child table once. The first line names the file's JSON Schema, so that
-editors with a YAML language server complete and check it. The draft passes
-validate; review it, then run validate and plan.`,
+editors with a YAML language server complete and check it. The access
+patterns are written out under accessPatterns with their SQL, so that prove
+runs on the draft as written. The draft passes validate; review it, then run
+validate and plan, and after run, prove.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.pg = pgURL(o.pg)
@@ -216,6 +227,6 @@ func initSummary(w io.Writer, o initOpts, d *draft.Draft) error {
 	if file == "-" {
 		file = "mapping.yaml"
 	}
-	_, err := fmt.Fprintf(w, "Next: review the access patterns at the top of the file, then\n  migrate validate --mapping %s --pg \"$MIGRATE_PG_URL\"\n  migrate plan --mapping %s --pg \"$MIGRATE_PG_URL\"\n", file, file)
+	_, err := fmt.Fprintf(w, "Next: review the access patterns at the top of the file, then\n  migrate validate --mapping %s --pg \"$MIGRATE_PG_URL\"\n  migrate plan --mapping %s --pg \"$MIGRATE_PG_URL\"\nand after migrate run, check each access pattern against SQL:\n  migrate prove --mapping %s --pg \"$MIGRATE_PG_URL\"\n", file, file, file)
 	return err
 }

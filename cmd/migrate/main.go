@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,17 +14,17 @@ func main() {
 }
 
 func run() int {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 
 	// First SIGINT/SIGTERM cancels ctx so the pipeline can drain and
-	// checkpoint; a second one exits at once.
+	// checkpoint (execute says so, in the log's format); a second one
+	// exits at once.
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-sigs
-		fmt.Fprintln(os.Stderr, "interrupted: finishing in-flight work (press Ctrl-C again to exit now)")
-		cancel()
+		sig := <-sigs
+		cancel(interruptSignal{sig})
 		<-sigs
 		os.Exit(exitInterrupted)
 	}()
@@ -33,3 +32,8 @@ func run() int {
 	paceGC(ctx)
 	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
+
+// interruptSignal is the cause of a context a signal cancelled.
+type interruptSignal struct{ sig os.Signal }
+
+func (e interruptSignal) Error() string { return "interrupted by " + e.sig.String() }

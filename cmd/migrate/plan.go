@@ -33,6 +33,14 @@ func (o *planOpts) validate() error {
 	if o.writeRate <= 0 {
 		return usagef("plan: --write-rate must be positive")
 	}
+	if err := checks(
+		checkFinite("plan", "--price-per-million-wcu", o.price),
+		checkFinite("plan", "--write-rate", o.writeRate),
+		checkFinite("plan", "--price-per-gb-import", o.imp.importPrice),
+		checkFinite("plan", "--import-rate", o.imp.importRate),
+	); err != nil {
+		return err
+	}
 	return o.imp.validate()
 }
 
@@ -82,7 +90,7 @@ problems that would make run fail (row errors, duplicate keys, items over
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
-			o.pg = pgURL(o.pg)
+			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -105,7 +113,8 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 		return err
 	}
 	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
-		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead})
+		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead,
+		ExportFileSize: parseFileSize(o.imp.fileSize)})
 	if err != nil {
 		return err
 	}

@@ -57,14 +57,29 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
-			o.pg = pgURL(o.pg)
+			var pgFrom string
+			o.pg, pgFrom = pgURLFrom(o.pg)
 			if o.mapping == "" || o.pg == "" {
 				return usagef("prove: --mapping and --pg (or MIGRATE_PG_URL) are required")
 			}
 			if o.format != "text" && o.format != "markdown" && o.format != "json" {
 				return usagef("prove: --format must be text, markdown or json, not %q", o.format)
 			}
-			if err := o.calls.validate("prove"); err != nil {
+			switch {
+			case o.samples < 1:
+				return usagef("prove: --samples must be at least 1")
+			case o.missing < 0:
+				return usagef("prove: --missing must not be negative (0 = none)")
+			case o.maxDetails < 0:
+				return usagef("prove: --max-details must not be negative")
+			}
+			if err := checks(
+				checkTable("prove", "--table", o.table),
+				checkDynamoDBEndpoint("prove", o.endpoint),
+				checkRegion("prove", o.region),
+				checkPostgres("prove", o.pg, pgFrom),
+				o.calls.validate("prove"),
+			); err != nil {
 				return err
 			}
 			shards, err := parseShards(o.shards)

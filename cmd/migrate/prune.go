@@ -27,7 +27,11 @@ func newPruneCmd(g *globals) *cobra.Command {
 the target table, like plan, and deletes the stale items: items whose entity
 attribute names an entity of this mapping but whose key the mapping no longer
 produces (rows deleted from the source, keys that changed). Items of other
-entities are never touched. Without --yes it only lists what it would delete.
+entities are never touched, nor items whose keys the mapping could not have
+written: every key placeholder must hold a value of its column's type as the
+template renders it (CUSTOMER#abc is not a bigint's key; a shard number is
+below the count). Those are listed as foreign. Without --yes it only lists
+what it would delete.
 
 It refuses to delete anything when a source row cannot be transformed: that
 row's item would look stale while it is only unreadable.
@@ -44,7 +48,7 @@ Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
-			o.pg = pgURL(o.pg)
+			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.compareFlags.validate("prune"); err != nil {
 				return err
 			}
@@ -104,7 +108,7 @@ func foreignText(w io.Writer, res *engine.PruneResult, maxDetails int) {
 	if res.Foreign == 0 {
 		return
 	}
-	fmt.Fprintf(w, "left alone: %s the mapping could not have written (another entity, or a key its templates do not produce)\n", plural(int(res.Foreign), "foreign item"))
+	fmt.Fprintf(w, "left alone: %s the mapping could not have written (another entity, or a key its templates cannot produce from the columns' types)\n", plural(int(res.Foreign), "foreign item"))
 	for _, it := range res.ForeignListed {
 		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
 	}

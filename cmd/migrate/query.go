@@ -57,6 +57,20 @@ the run that computed them (--state, default .migrate/<table>.state.json).
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
+			if o.limit < 0 {
+				return usagef("query: --limit must not be negative (0 = no limit)")
+			}
+			if slices.Contains(o.attributes, "") {
+				return usagef("query: --attributes has an empty name: %q", strings.Join(o.attributes, ","))
+			}
+			if err := checks(
+				checkTable("query", "--table", o.table),
+				checkTable("query", "--index", o.index),
+				checkDynamoDBEndpoint("query", o.endpoint),
+				checkRegion("query", o.region),
+			); err != nil {
+				return err
+			}
 			return runQuery(cmd, g, &o)
 		},
 	}

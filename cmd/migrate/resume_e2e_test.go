@@ -54,12 +54,13 @@ type fixture struct {
 }
 
 // TestResilience migrates one seeded bookstore several times: cleanly, then
-// through injected faults, with kill -9 at random moments and resumes, and
-// with Ctrl-C and a resume. Every way must produce the clean run's table
-// exactly.
+// through injected faults and a clock 10 minutes off, with kill -9 at
+// random moments and resumes, and with Ctrl-C and a resume. Every way must
+// produce the clean run's table exactly.
 func TestResilience(t *testing.T) {
 	f := newFixture(t)
 	t.Run("faults", func(t *testing.T) { testFaults(t, f) })
+	t.Run("clock skew", func(t *testing.T) { testClockSkew(t, f) })
 	t.Run("kill -9 and resume", func(t *testing.T) { testKillResume(t, f) })
 	t.Run("SIGINT and resume", func(t *testing.T) { testInterruptResume(t, f) })
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -88,8 +90,26 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	stopNotice := context.AfterFunc(ctx, func() {
+		var sig interruptSignal
+		if errors.As(context.Cause(ctx), &sig) {
+			fmt.Fprintf(g.stderr, "interrupted (%s): finishing in-flight work (press Ctrl-C again to exit now)\n", sig.sig)
+		}
+	})
+	defer stopNotice()
 	err := root.ExecuteContext(ctx)
-	code := outcome(root, args, err, stderr)
+	errOut := g.stderr
+	if jl, ok := g.stderr.(*jsonLines); ok {
+		jl.setLevel("ERROR")
+		defer jl.Flush()
+	} else if g.logFormat == "json" {
+		// Parsing failed before the command started: its error is JSON too.
+		jl := newJSONLines(stderr)
+		jl.setLevel("ERROR")
+		defer jl.Flush()
+		errOut = jl
+	}
+	code := outcome(root, args, err, errOut)
 	var ee exitError
 	if code == exitUsage && !errors.As(err, &ee) && detailedExitCode(args) {
 		// plan --detailed-exitcode says "changes" with 2: an error is 1.
@@ -132,6 +152,15 @@ func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) in
 	case errors.Is(err, engine.ErrNothingToResume):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitOK
+	case errors.Is(err, load.ErrNoRegion), errors.Is(err, export.ErrNoRegion):
+		// The packages name their Go option; a CLI user needs the flag.
+		// Nothing was called yet: clients are made before the first call.
+		service, endpoint := "DynamoDB", "--endpoint"
+		if errors.Is(err, export.ErrNoRegion) {
+			service, endpoint = "S3", "--s3-endpoint"
+		}
+		fmt.Fprintf(stderr, "migrate: no AWS region for %s: pass --region, or set AWS_REGION (or a region in the AWS config profile); a local engine (%s) needs none\n", service, endpoint)
+		return exitUsage
 	case errors.As(err, &ue), errors.Is(err, engine.ErrConfig), errors.Is(err, engine.ErrState):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitUsage
@@ -165,6 +194,11 @@ Exit codes: 0 success, 1 failure, 2 usage or mapping error (plan
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if g.logFormat != "text" && g.logFormat != "json" {
 				return usagef("--log-format must be text or json, not %q", g.logFormat)
+			}
+			if g.logFormat == "json" {
+				if _, ok := g.stderr.(*jsonLines); !ok {
+					g.stderr = newJSONLines(g.stderr)
+				}
 			}
 			g.logger = g.newLogger(g.stderr)
 			return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -50,6 +51,7 @@ type runOpts struct {
 	profiles    profiles
 
 	fromExportOpts // run --from-export (fromexport.go)
+	metrics        metricsOpts
 	par            readerFlags
 
 	// Set by the command from the flags, not flags themselves.
@@ -64,6 +66,9 @@ func (o *runOpts) validate() error {
 	}
 	if o.pg == "" && o.fromExport == "" {
 		return usagef("run: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+	}
+	if err := o.metrics.validate("run"); err != nil {
+		return err
 	}
 	if err := o.fromExportOpts.validate(); err != nil {
 		return err
@@ -107,7 +112,21 @@ func (o *runOpts) validate() error {
 	if o.resume && o.fresh {
 		return usagef("run: --resume and --fresh exclude each other")
 	}
-	return nil
+	return checks(
+		checkTable("run", "--table", o.table),
+		checkDynamoDBEndpoint("run", o.endpoint),
+		checkRegion("run", o.region),
+		checkPostgres("run", o.pg, o.pgFrom),
+		checkFinite("run", "--max-wcu", o.maxWCU),
+		checkFinite("run", "--min-wcu", o.minWCU),
+		checkWhere("run", "--from-export", o.fromExport, false),
+		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
+		checkDir("run", "--temp-dir", o.tempDir),
+		checkOutput("run", "--reject-file", o.rejectFile),
+		checkOutput("run", "--summary-json", o.summaryJSON),
+		checkOutput("run", "--cpuprofile", o.profiles.cpu),
+		checkOutput("run", "--memprofile", o.profiles.mem),
+	)
 }
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -193,12 +212,13 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the run (go tool pprof)")
 	o.fromExportOpts.register(f)
+	o.metrics.register(f, false)
 	o.par.register(f)
 	return cmd
 }
 
 func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command) error {
-	m, err := engine.LoadMapping(o.mapping)
+	m, err := loadMapping(ctx, o.mapping, o.pg)
 	if err != nil {
 		return err
 	}
@@ -216,6 +236,11 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		return err
 	}
 	prog := newProgress(g, o.quiet)
+	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "run"})
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	cfg := engine.RunConfig{
 		Export:      exp,
 		Mapping:     m,
@@ -241,7 +266,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		Resume:        o.resume,
 		Fresh:         o.fresh,
 		ResumeCommand: resume,
-		Observer:      prog,
+		Observer:      observeRun(prog, mst),
 		Logger:        prog.logger,
 		Readers:       o.par.readers,
 		RangeRows:     o.par.rangeRows,

@@ -263,33 +263,72 @@ func testPruneForeign(t *testing.T, f *fixture) {
 		t.Fatal(err)
 	}
 	f.copyItems(t, f.cleanTable, table)
-	put := func(pk, sk, entity string) {
-		_, err := f.ddb.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk},
-			"type": &types.AttributeValueMemberS{Value: entity},
-		}})
-		if err != nil {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	put := func(pk, sk, entity string, more ...string) {
+		item := map[string]types.AttributeValue{"PK": s(pk), "SK": s(sk), "type": s(entity)}
+		for i := 0; i+1 < len(more); i += 2 {
+			item[more[i]] = s(more[i+1])
+		}
+		if _, err := f.ddb.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: &table, Item: item}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	put("OTHERAPP#1", "PROFILE", "Customer")      // our entity name, a key we never write
-	put("CUSTOMER#999999", "PROFILE", "Customer") // stale: a customer the source no longer has
+	type key struct{ pk, sk string }
+	const at = "2024-05-01T10:00:00.000000Z"
+	// Items under our entity names whose keys no source row of the
+	// columns' types can produce: someone else's, never deleted.
+	foreign := []key{
+		{"OTHERAPP#1", "PROFILE"},                                             // another prefix
+		{"CUSTOMER#abc", "PROFILE"},                                           // text in a bigint slot
+		{"CUSTOMER#0042", "PROFILE"},                                          // a bigint is never written with leading zeros
+		{"CUSTOMER#1#2", "PROFILE"},                                           // an extra separator
+		{"ORDER#99x", "ORDER"},                                                // OrderSummary, not a number
+		{"CUSTOMER#999999", "ORDER#" + at + "#00000099999"},                   // 11 digits where {order_id:12} writes 12
+		{"CUSTOMER#999999", "ORDER#2024-05-01 10:00:00#000000099999"},         // another timestamp format
+		{"CUSTOMER#999999", "ORDER#2024-02-30T10:00:00.000000Z#000000099999"}, // no such day
+		{"CUSTOMER#999999", "ORDER#" + at + "#000000099998"},                  // an index key in a shard beyond the count (below)
+	}
+	for _, k := range foreign[:len(foreign)-1] {
+		entity := "Customer"
+		switch {
+		case strings.HasPrefix(k.sk, "ORDER#"):
+			entity = "Order"
+		case k.sk == "ORDER":
+			entity = "OrderSummary"
+		}
+		put(k.pk, k.sk, entity)
+	}
+	last := foreign[len(foreign)-1]
+	put(last.pk, last.sk, "Order", "GSI2PK", "STATUS#OPEN#9999", "GSI2SK", at+"#000000099998")
+	// Real orphans: rows the source no longer has.
+	stale := []key{{"CUSTOMER#999999", "PROFILE"}, {"CUSTOMER#999999", "ORDER#" + at + "#000000099999"}}
+	put(stale[0].pk, stale[0].sk, "Customer")
+	put(stale[1].pk, stale[1].sk, "Order", "GSI2PK", "STATUS#OPEN#0", "GSI2SK", at+"#000000099999")
 
 	res := f.verb(t, "prune", table, "--yes")
-	if res.code != 0 || !strings.Contains(res.stdout, "deleted 1 stale item") || !strings.Contains(res.stdout, "OTHERAPP#1") {
-		t.Errorf("prune: exit %d, want the stale customer deleted and OTHERAPP#1 listed as foreign\n%s", res.code, res.output())
+	if res.code != 0 || !strings.Contains(res.stdout, "deleted 2 stale items") || !strings.Contains(res.stdout, "OTHERAPP#1") {
+		t.Errorf("prune: exit %d, want the 2 stale items deleted and OTHERAPP#1 listed as foreign\n%s", res.code, res.output())
 	}
-	got, err := f.ddb.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "OTHERAPP#1"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"},
-	}, ConsistentRead: aws.Bool(true)})
-	if err != nil || got.Item == nil {
-		t.Errorf("prune deleted OTHERAPP#1 | PROFILE, an item the mapping could not have written (err %v)", err)
+	exists := func(k key) bool {
+		got, err := f.ddb.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: &table,
+			Key: map[string]types.AttributeValue{"PK": s(k.pk), "SK": s(k.sk)}, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Item != nil
 	}
-	got, err = f.ddb.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "CUSTOMER#999999"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"},
-	}, ConsistentRead: aws.Bool(true)})
-	if err != nil || got.Item != nil {
-		t.Errorf("prune left the stale CUSTOMER#999999 | PROFILE (err %v)", err)
+	for _, k := range foreign {
+		if !exists(k) {
+			t.Errorf("prune deleted %s | %s, an item the mapping could not have written", k.pk, k.sk)
+		}
+		if !strings.Contains(res.stdout, k.pk+" | "+k.sk) {
+			t.Errorf("prune did not list %s | %s as foreign\n%s", k.pk, k.sk, res.stdout)
+		}
+	}
+	for _, k := range stale {
+		if exists(k) {
+			t.Errorf("prune left the stale %s | %s", k.pk, k.sk)
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ func (o *schemaOpts) validate(op string) error {
 	if o.pg == "" {
 		return usagef("sample schema %s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", op)
 	}
-	return nil
+	return checkPostgres("sample schema "+op, o.pg, "")
 }
 
 // newSampleSchemaCmd is `migrate sample schema up|down`.

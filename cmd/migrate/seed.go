@@ -25,7 +25,7 @@ func (o *seedOpts) validate() error {
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{err}
 	}
-	return nil
+	return checkPostgres("sample seed", o.pg, "")
 }
 
 // newSampleSeedCmd is `migrate sample seed`.

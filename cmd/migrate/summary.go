@@ -22,7 +22,17 @@ func printSummary(w io.Writer, s *engine.RunResult) {
 	}
 	_ = report.WriteTable(w, "", "ll", rows)
 	if wr := s.Writer; wr.Calls > 0 {
-		fmt.Fprintf(w, "%s BatchWriteItem calls, %s throttled or partly unprocessed\n", report.Count(wr.Calls), report.Count(wr.ThrottledCalls))
+		fmt.Fprintf(w, "%s BatchWriteItem calls, %s throttled or partly unprocessed", report.Count(wr.Calls), report.Count(wr.ThrottledCalls))
+		if wr.DirectCalls > 0 {
+			fmt.Fprintf(w, "; %s sent directly, %s of them made again through the SDK", report.Count(wr.DirectCalls), report.Count(wr.DirectFallbacks))
+		}
+		fmt.Fprintln(w)
+	}
+	if sn := s.Snapshot; sn != nil {
+		fmt.Fprintf(w, "source snapshot held %.1f s of the run's %.1f s (until the last row was read)\n", sn.HeldSeconds, s.Seconds)
+		for _, o := range sn.Overrides {
+			fmt.Fprintf(w, "  %s = %s (source: %s) is off for the snapshot's transaction\n", o.Name, o.Value, o.Source)
+		}
 	}
 }
 

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/replicate"
@@ -47,6 +49,8 @@ type syncOpts struct {
 	statusEvery       time.Duration
 	quiet             bool
 	summaryJSON       string
+	metrics           metricsOpts
+	maxSlotWAL        string
 
 	pgFrom string
 }
@@ -64,6 +68,12 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.maxWCU < 0 || o.minWCU < 0 {
 		return usagef("sync: --max-wcu and --min-wcu must not be negative")
 	}
+	if o.maxWCU > 0 && o.minWCU > o.maxWCU {
+		return usagef("sync: --min-wcu must not be above --max-wcu")
+	}
+	if o.maxBatchElapsed < 0 {
+		return usagef("sync: --max-batch-elapsed must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
+	}
 	if o.maxFanout < -1 {
 		return usagef("sync: --max-fanout must be -1 (no bound), 0 (the default, %d) or more", engine.DefaultMaxFanout)
 	}
@@ -73,10 +83,13 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.statusEvery <= 0 {
 		return usagef("sync: --status-every must be positive")
 	}
-	if o.maxBatchElapsed < 0 {
-		return usagef("sync: --max-batch-elapsed must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
-	}
 	if err := o.calls.validate("sync"); err != nil {
+		return err
+	}
+	if err := o.metrics.validate("sync"); err != nil {
+		return err
+	}
+	if _, err := o.maxSlotWALBytes(); err != nil {
 		return err
 	}
 	for _, n := range []struct{ flag, name string }{{"--slot", o.slot}, {"--publication", o.publication}} {
@@ -86,7 +99,15 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 			}
 		}
 	}
-	return nil
+	return checks(
+		checkTable("sync", "--table", o.table),
+		checkDynamoDBEndpoint("sync", o.endpoint),
+		checkRegion("sync", o.region),
+		checkPostgres("sync", o.pg, o.pgFrom),
+		checkFinite("sync", "--max-wcu", o.maxWCU),
+		checkFinite("sync", "--min-wcu", o.minWCU),
+		checkOutput("sync", "--summary-json", o.summaryJSON),
+	)
 }
 
 func newSyncCmd(g *globals) *cobra.Command {
@@ -151,6 +172,9 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the outcome as JSON to this file")
+	o.metrics.register(f, true)
+	cmd.AddCommand(newSyncStatusCmd(g))
+	f.StringVar(&o.maxSlotWAL, "max-slot-wal", "", "guard the source's disk: warn at 80% and, once the slot holds this much WAL (e.g. 20GiB), stop and drop the slot (default: no limit)")
 	return cmd
 }
 
@@ -186,7 +210,15 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		return err
 	}
 	prog := newProgress(g, o.quiet)
-	obs := &syncObserver{progress: prog, stderr: g.stderr, quiet: o.quiet, dropCmd: dropCmd}
+	var obs engine.SyncObserver = &syncObserver{progress: prog, stderr: g.stderr, quiet: o.quiet, dropCmd: dropCmd}
+	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "sync", StatusEvery: o.statusEvery})
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	if mst != nil {
+		obs = metrics.WrapSync(obs, mst)
+	}
 	cfg := engine.SyncConfig{
 		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
 		Writer: load.Config{
@@ -197,6 +229,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
 		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.logger,
 	}
+	cfg.MaxSlotWAL, _ = o.maxSlotWALBytes()
 	res, err := engine.Sync(ctx, cfg)
 	prog.stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
 	if res != nil && res.Load != nil {
@@ -222,6 +255,11 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		return nil
 	case errors.Is(err, engine.ErrNotReplicable):
 		return usageError{err}
+	case errors.Is(err, engine.ErrSlotWALLimit):
+		// The slot was dropped (or the message says how to drop it).
+	case slotMade && errors.Is(err, engine.ErrSchemaChanged):
+		// Continuing would stop again: the items need a new load.
+		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; after this schema change remove it with:\n  %s\nthen sync again into a new or emptied table\n", slot, res.Final.Confirmed, dropCmd)
 	case slotMade:
 		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, res.Final.Confirmed, again, dropCmd)
 	}
@@ -438,4 +476,17 @@ func checkForSync(ctx context.Context, g *globals, m *mapping.Mapping, url strin
 		return usagef("%s keep the source from feeding sync", plural(len(problems), "problem"))
 	}
 	return nil
+}
+
+// maxSlotWALBytes reads --max-slot-wal: a size such as 20GiB (binary
+// units: 20GB means the same), 0 when not given.
+func (o *syncOpts) maxSlotWALBytes() (int64, error) {
+	if o.maxSlotWAL == "" {
+		return 0, nil
+	}
+	n, err := units.RAMInBytes(o.maxSlotWAL)
+	if err != nil || n <= 0 {
+		return 0, usagef("sync: --max-slot-wal must be a size such as 512MiB or 20GiB, not %q", o.maxSlotWAL)
+	}
+	return n, nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -46,16 +48,21 @@ other entities for duplicates, in bounded memory and on disk.`,
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
-			m, err := engine.LoadMapping(o.mapping)
-			if err != nil {
+			pg, pgFrom := pgURLFrom(o.pg)
+			if err := checkPostgres("validate", pg, pgFrom); err != nil {
 				return err
 			}
 			url := pgURL(o.pg)
 			if url == "" {
+				m, err := engine.LoadMapping(o.mapping)
+				if err != nil {
+					return err
+				}
 				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
 				return nil
 			}
-			proof, ws, err := engine.ValidateKeys(cmd.Context(), m, url)
+			// The file's problems and the catalog's, in one pass.
+			m, proof, ws, err := engine.ValidateFile(cmd.Context(), o.mapping, url)
 			if err != nil {
 				return err
 			}
@@ -93,4 +100,20 @@ func printKeyProof(w io.Writer, p mapping.KeyProof) {
 		}
 		fmt.Fprintf(w, "  %-*s  %s %s\n", width, e.Entity, verdict, e.Reason)
 	}
+}
+
+// loadMapping is engine.LoadMapping that, when the file has problems and
+// the source can be read, reports the catalog's problems with them, as
+// validate does: a run shows every problem in one pass too. If the source
+// cannot be read, the file's problems alone are reported.
+func loadMapping(ctx context.Context, path, pg string) (*mapping.Mapping, error) {
+	m, err := engine.LoadMapping(path)
+	var ds mapping.Diagnostics
+	if err == nil || pg == "" || !errors.As(err, &ds) {
+		return m, err
+	}
+	if _, _, _, all := engine.ValidateFile(ctx, path, pg); errors.As(all, &ds) {
+		return nil, all
+	}
+	return nil, err
 }

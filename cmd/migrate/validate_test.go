@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,73 @@ func TestValidateWarnsOnNullableKeyColumn(t *testing.T) {
 	stdout, stderr, code = runCLI(t, "validate", "--mapping", bookstoreMapping, "--pg", pg)
 	if code != exitOK || stderr != "" || !strings.Contains(stdout, "; 0 warnings)") {
 		t.Errorf("the bookstore: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// posOf is "line:col" of the first occurrence of token in text.
+func posOf(t *testing.T, text, token string) string {
+	t.Helper()
+	i := strings.Index(text, token)
+	if i < 0 {
+		t.Fatalf("%q is not in the text", token)
+	}
+	line := strings.Count(text[:i], "\n") + 1
+	col := i - strings.LastIndex(text[:i], "\n")
+	return fmt.Sprintf("%d:%d", line, col)
+}
+
+// validate --pg prepares every access pattern's SQL and params SQL, with
+// the mapping's schema first on the search path (unqualified names mean
+// hr's tables, as they do for prove), and reports each error at the place
+// in the file the database points to, all at once, exit 2.
+func TestValidatePatternSQL(t *testing.T) {
+	t.Parallel()
+	pg := migratetest.PostgresURL(t)
+	migratetest.Exec(t, pg, `CREATE SCHEMA hr;
+CREATE TABLE hr.employees (emp_id bigint PRIMARY KEY, name text NOT NULL, dept text NOT NULL);
+INSERT INTO hr.employees VALUES (1, 'Ann', 'R&D')`)
+	text := `table: People
+schema: hr
+keys: { partition: PK, sort: SK }
+entities:
+  Employee:
+    from: employees
+    key: { pk: "EMP#{emp_id}", sk: EMP }
+    attributes: "*"
+accessPatterns:
+  employee:
+    params: { id: employees.emp_id }
+    get: { pk: "EMP#{id}", sk: EMP }
+    sql: SELECT emp_id AS "empId", name FROM employees WHERE emp_id = @id
+  misspelled:
+    params: { id: employees.emp_id }
+    get: { pk: "EMP#{id}", sk: EMP }
+    sql: SELECT emp_id AS "empId", nmae FROM employees WHERE emp_id = @id
+  blocks:
+    params: |
+      SELECT emp_id AS id
+      FROM employes
+    get: { pk: "EMP#{id}", sk: EMP }
+    sql: |
+      SELECT emp_id AS "empId",
+             name
+      FROM employees WHERE emp_id = @id AND salary > 0
+`
+	path := filepath.Join(t.TempDir(), "hr.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "validate", "--mapping", path, "--pg", pg)
+	want := []string{
+		path + ":" + posOf(t, text, "nmae") + `: access pattern misspelled: sql: column "nmae" does not exist (Perhaps you meant to reference the column "employees.name".)`,
+		path + ":" + posOf(t, text, "employes") + `: access pattern blocks: params: relation "employes" does not exist`,
+		path + ":" + posOf(t, text, "salary") + `: access pattern blocks: sql: column "salary" does not exist`,
+		"migrate: 3 problems in the mapping; nothing was read or written",
+	}
+	if code != exitUsage || strings.TrimSpace(stderr) != strings.Join(want, "\n") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and\n%s", code, stderr, strings.Join(want, "\n"))
+	}
+	if strings.Contains(stderr, "aborted") {
+		t.Errorf("one failing pattern poisoned the others:\n%s", stderr)
 	}
 }

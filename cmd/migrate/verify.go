@@ -26,7 +26,7 @@ type verifyOpts struct {
 }
 
 func (o *verifyOpts) validate(cmd *cobra.Command) error {
-	if o.sample <= 0 || o.sample > 1 {
+	if !(o.sample > 0 && o.sample <= 1) { // NaN too
 		return usagef("verify: --sample must be in (0, 1], e.g. 0.01 for 1%%")
 	}
 	// A sample is cheap only if only the sampled keys are read.
@@ -80,7 +80,7 @@ Exit codes: 0 identical; 3 any difference (printed); 1 verify could not run;
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
-			o.pg = pgURL(o.pg)
+			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.validate(cmd); err != nil {
 				return err
 			}

@@ -17,6 +17,11 @@ func init() { register(newVersionCmd) }
 // build's; a plain `go install` leaves this empty.
 var buildTime string
 
+// revision is the commit, set by `make build` and `make docker` with
+// -ldflags "-X main.revision=…": Go's own VCS stamp is missing where the
+// toolchain could not ask git. Go's stamp wins when both are there.
+var revision string
+
 // versionInfo is what `migrate version` prints, read from the build info
 // the Go toolchain embeds in every binary.
 type versionInfo struct {
@@ -32,6 +37,7 @@ type versionInfo struct {
 func readVersion(bi *debug.BuildInfo, ok bool) versionInfo {
 	v := versionInfo{Version: "(unknown)", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Built: buildTime}
 	if !ok || bi == nil {
+		v.Revision, v.Modified = strings.CutSuffix(revision, "-dirty")
 		return v
 	}
 	if bi.Main.Version != "" {
@@ -57,6 +63,9 @@ func readVersion(bi *debug.BuildInfo, ok bool) versionInfo {
 	}
 	if goos != "" && goarch != "" {
 		v.Platform = goos + "/" + goarch
+	}
+	if v.Revision == "" && revision != "" {
+		v.Revision, v.Modified = strings.CutSuffix(revision, "-dirty")
 	}
 	return v
 }

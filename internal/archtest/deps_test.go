@@ -78,10 +78,10 @@ func TestDependencies(t *testing.T) {
 		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws")(imp) },
 			"load imports only the AWS SDK"},
 		{module + "/extract", func(imp string) bool {
-			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind")(imp)
+			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind", module+"/internal/pgurl")(imp)
 		}, "extract reads PostgreSQL and knows nothing of DynamoDB"},
 		{module + "/replicate", func(imp string) bool {
-			return stdlib(imp) || within("github.com/jackc/pgx/v5", "github.com/jackc/pglogrepl")(imp)
+			return stdlib(imp) || within("github.com/jackc/pgx/v5", "github.com/jackc/pglogrepl", module+"/internal/pgurl")(imp)
 		}, "replicate streams PostgreSQL's changes and knows nothing of mappings or DynamoDB"},
 		{module + "/affect", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind", module+"/extract",

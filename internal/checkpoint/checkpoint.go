@@ -69,6 +69,11 @@ type State struct {
 	// is the number of the last line done. Empty for a run that reads
 	// the database.
 	Export string `json:"export,omitempty"`
+	// Schema is, for a sync, the definition of every table its stream
+	// reads, as the items in the table were rendered with: a sync compares
+	// it with the catalog to follow DDL or to stop on it, also after a
+	// restart. Empty for a run.
+	Schema []extract.TableSchema `json:"schema,omitempty"`
 }
 
 // Shard is the shard count of one index of one entity.

@@ -7,7 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -134,5 +137,95 @@ func TestLockedErrorWithoutDetails(t *testing.T) {
 	e := &LockedError{Path: "s.json"}
 	if !strings.Contains(e.Error(), "s.json is in use by another run (a run that has not recorded itself yet)") {
 		t.Errorf("message: %v", e)
+	}
+}
+
+// Unlock leaves nothing behind: no lock file, and no directory Acquire
+// created for it; a directory that was there before stays.
+func TestUnlockRemovesLockFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	path := filepath.Join(root, ".migrate", "deeper", "Shop.state.json")
+	l, err := Acquire(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(LockPath(path)); err != nil {
+		t.Fatalf("no lock file while locked: %v", err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".migrate")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the directories Acquire created are still there after Unlock: %v", err)
+	}
+
+	// A directory with a state file in it is kept, the lock file is not.
+	dir := filepath.Join(root, "kept")
+	path = filepath.Join(dir, "Shop.state.json")
+	if l, err = Acquire(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(path, &State{Table: "Shop"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "Shop.state.json" {
+		t.Errorf("after Unlock the directory holds %v, %v; want only the state file", entries, err)
+	}
+}
+
+// Removing the lock file on Unlock must not let two holders in: one that
+// opened the file just before its holder removed it would otherwise lock
+// the removed file while another locks the new one. Many lockers take and
+// release one lock as fast as they can; never two hold it at once.
+func TestLockExcludesWhileRemoved(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "d", "s.json")
+	const lockers, rounds = 4, 50
+	var holders, taken, overlaps atomic.Int32
+	var wg sync.WaitGroup
+	var failed atomic.Pointer[error]
+	for range lockers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				var l *Lock
+				for {
+					var err error
+					if l, err = Acquire(path); err == nil {
+						break
+					} else if !errors.Is(err, ErrLocked) {
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					runtime.Gosched()
+				}
+				if holders.Add(1) != 1 {
+					overlaps.Add(1)
+				}
+				taken.Add(1)
+				runtime.Gosched()
+				holders.Add(-1)
+				if err := l.Unlock(); err != nil {
+					failed.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := failed.Load(); err != nil {
+		t.Fatal(*err)
+	}
+	if n := overlaps.Load(); n > 0 {
+		t.Errorf("two holders at once %d times", n)
+	}
+	if taken.Load() != lockers*rounds {
+		t.Errorf("lock taken %d times, want %d", taken.Load(), lockers*rounds)
 	}
 }

@@ -39,6 +39,12 @@ type Type struct {
 	Name string // format_type() spelling, e.g. "numeric(10,2)", "text[]"
 	Kind Kind
 	Elem Kind // element kind when Kind == Array
+	// Float4 marks a Float (or an array of Float elements) of PostgreSQL's
+	// real, 32 bits: its values print as the shortest decimal that reads
+	// back as the same float4, as PostgreSQL shows them, not as the longer
+	// decimal of the same value widened to 64 bits (0.1, not
+	// 0.10000000149011612).
+	Float4 bool
 }
 
 // Classify maps a base type name (pg_type.typname of the base type, after
@@ -75,6 +81,16 @@ func Classify(typname string, category byte) Kind {
 		return Text
 	}
 	return Other
+}
+
+// IsFloat4 reports whether typname (pg_type.typname of the base type, or of
+// an array's element type) is real.
+func IsFloat4(typname string) bool {
+	switch strings.ToLower(typname) {
+	case "float4", "real":
+		return true
+	}
+	return false
 }
 
 // KeyUsable reports whether values of kind k have a canonical, sortable
