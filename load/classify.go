@@ -27,12 +27,27 @@ func (c errClass) String() string {
 	return [...]string{"fatal", "canceled", "throttled", "transient", "unreachable", "validation"}[c]
 }
 
-// classify sorts a BatchWriteItem error by behaviour, with errors.As on the
+// classify sorts a DynamoDB call's error by behaviour, with errors.As on the
 // SDK's and smithy's types (and, for connection errors, the SDK's own
-// retryable-connection check).
+// retryable-connection check). ctx is the caller's context, the parent of
+// the call's: only its end is a cancellation.
 func classify(ctx context.Context, err error) errClass {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return classCanceled
+	}
+	// ctx is alive, so a deadline that passed was the call's own: its
+	// timeout, or net/http's "timeout awaiting response headers", which
+	// satisfies errors.Is(err, context.DeadlineExceeded) too. Smithy wraps
+	// the first in a CanceledError. A slow answer is retried like a 5xx.
+	if errors.Is(err, ErrRetryLimit) || errors.Is(err, ErrUnreachable) {
+		return classFatal // the client has retried all it may already
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return classUnreachable // a dial that timed out too
+	}
+	if isTimeout(err) {
+		return classTransient
 	}
 	var canceled interface{ CanceledError() bool }
 	if errors.As(err, &canceled) && canceled.CanceledError() {
@@ -81,16 +96,23 @@ func classify(ctx context.Context, err error) errClass {
 	if errors.As(err, &marked) && marked.RetryableError() {
 		return classTransient
 	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return classUnreachable
-	}
 	if (retry.RetryableConnectionError{}).IsErrorRetryable(err) == aws.TrueTernary {
 		return classTransient
 	}
 	// Anything else (access denied, bad credentials, an unknown 4xx, a
 	// malformed endpoint) is not something retrying fixes.
 	return classFatal
+}
+
+// isTimeout says whether err is a call's timeout: a deadline, or an error
+// that says it timed out (net/http's, or the client's per-attempt limit,
+// CallTimeoutError).
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
 }
 
 // isThrottle says whether an SDK attempt error was throttling.

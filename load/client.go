@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -42,15 +43,26 @@ type ClientConfig struct {
 	// pool keeps at least this many idle connections. Default
 	// DefaultConcurrency.
 	Concurrency int
-	// MaxAttempts is the SDK retryer's attempts per call. Default 3.
+	// CallTimeout bounds each attempt of a call: sending the request,
+	// waiting for the answer (the HTTP transport's response header
+	// timeout too) and reading it. An attempt that runs out of it while
+	// the caller's context is alive fails with a CallTimeoutError, which
+	// is retried like a 5xx. Default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// MaxCallElapsed bounds all the attempts of one call, the backoff
+	// between them included, from the call's start: a call still failing
+	// with errors worth retrying (timeouts, dropped connections, 5xx,
+	// throttling) then fails with a RetryLimitError. Default
+	// DefaultMaxBatchElapsed, the writer's limit for a batch.
+	MaxCallElapsed time.Duration
+	// MaxAttempts caps the SDK retryer's attempts per call; 0 (default)
+	// means as many as MaxCallElapsed allows. (The Writer makes one
+	// attempt per call and retries on its own.)
 	MaxAttempts int
 	// MaxBackoff caps each of the SDK retryer's sleeps. Default 1s.
 	MaxBackoff time.Duration
 	// DialTimeout bounds establishing a connection. Default 3s.
 	DialTimeout time.Duration
-	// ResponseHeaderTimeout bounds waiting for a response once a request is
-	// sent. Default 30s.
-	ResponseHeaderTimeout time.Duration
 	// Credentials, when set, replace the default credential chain.
 	Credentials aws.CredentialsProvider
 	// Logger receives the SDK's own log lines at debug level. Default: discard.
@@ -60,10 +72,11 @@ type ClientConfig struct {
 // WithDefaults returns cc with unset fields defaulted.
 func (cc ClientConfig) WithDefaults() ClientConfig {
 	cc.Concurrency = cmp.Or(cc.Concurrency, DefaultConcurrency)
-	cc.MaxAttempts = cmp.Or(cc.MaxAttempts, 3)
+	cc.CallTimeout = cmp.Or(cc.CallTimeout, DefaultCallTimeout)
+	cc.MaxCallElapsed = cmp.Or(cc.MaxCallElapsed, DefaultMaxBatchElapsed)
+	cc.MaxAttempts = cmp.Or(cc.MaxAttempts, unlimitedAttempts)
 	cc.MaxBackoff = cmp.Or(cc.MaxBackoff, time.Second)
 	cc.DialTimeout = cmp.Or(cc.DialTimeout, 3*time.Second)
-	cc.ResponseHeaderTimeout = cmp.Or(cc.ResponseHeaderTimeout, 30*time.Second)
 	return cc
 }
 
@@ -74,18 +87,24 @@ func (cc ClientConfig) Validate() error {
 		return fmt.Errorf("load: client concurrency must be at least 1, got %d", cc.Concurrency)
 	case cc.MaxAttempts < 1:
 		return fmt.Errorf("load: client max attempts must be at least 1, got %d", cc.MaxAttempts)
-	case cc.MaxBackoff <= 0 || cc.DialTimeout <= 0 || cc.ResponseHeaderTimeout <= 0:
+	case cc.MaxBackoff <= 0 || cc.DialTimeout <= 0 || cc.CallTimeout <= 0 || cc.MaxCallElapsed <= 0:
 		return fmt.Errorf("load: client timeouts must be positive")
 	}
 	return nil
 }
 
-// NewClient builds a DynamoDB client for bulk writing: the default config
-// chain (AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, profiles, the credential
-// chain), the standard retryer with few attempts and no client-side retry
-// quota (ratelimit.None: sustained throttling must not fail a healthy run,
-// the Writer paces itself), a connection pool sized for the concurrency, and
-// short dial timeouts so that an unreachable endpoint fails in seconds.
+// unlimitedAttempts stands for "no cap on attempts" in the SDK's retryer,
+// whose 0 means its default of 3: MaxCallElapsed ends the retries.
+const unlimitedAttempts = 1 << 20
+
+// NewClient builds a DynamoDB client for bulk writing and reading: the
+// default config chain (AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, profiles,
+// the credential chain), the standard retryer bounded by time
+// (MaxCallElapsed) rather than attempts, with each attempt bounded by
+// CallTimeout and no client-side retry quota (ratelimit.None: sustained
+// throttling must not fail a healthy run, the Writer paces itself), a
+// connection pool sized for the concurrency, and short dial timeouts so
+// that an unreachable endpoint fails in seconds.
 // A Writer sends the BatchWriteItem calls of a client NewClient built, and
 // of no other, without the SDK's per-call middleware (see "Request bodies"
 // in the package documentation).
@@ -101,7 +120,10 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 		WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConns = max(t.MaxIdleConns, 2*cc.Concurrency)
 			t.MaxIdleConnsPerHost = 2 * cc.Concurrency
-			t.ResponseHeaderTimeout = cc.ResponseHeaderTimeout
+			// A backstop: the SDK's calls have a deadline per attempt
+			// (callLimits) and the writer's direct calls their own, which
+			// end first and say which limit ran out.
+			t.ResponseHeaderTimeout = cc.CallTimeout + time.Second
 			t.TLSHandshakeTimeout = cc.DialTimeout + 2*time.Second
 			// A request of 25 bookstore-sized items, headers included,
 			// goes out in one write (see bodyClient).
@@ -152,6 +174,7 @@ func NewClient(ctx context.Context, cc ClientConfig) (*dynamodb.Client, error) {
 			o.BaseEndpoint = aws.String(cc.Endpoint)
 		}
 		o.EndpointResolverV2 = newEndpointCache(o.EndpointResolverV2)
+		o.APIOptions = append(o.APIOptions, callLimits{timeout: cc.CallTimeout, maxElapsed: cc.MaxCallElapsed, reached: new(atomic.Bool)}.add)
 	})
 	markOwn(client)
 	return client, nil

@@ -59,6 +59,11 @@ type Config struct {
 	// themselves all count. Past it Write fails with an error wrapping
 	// ErrBatchTimeout. Default 2m.
 	MaxBatchElapsed time.Duration
+	// CallTimeout bounds each BatchWriteItem call: a call with no complete
+	// answer by then is abandoned and the batch sent again, within
+	// MaxBatchElapsed (puts and deletes are idempotent). Default
+	// DefaultCallTimeout.
+	CallTimeout time.Duration
 	// RetryBaseDelay and RetryMaxDelay shape the backoff between retries of a
 	// batch: a full-jitter sleep in [0, min(RetryMaxDelay, RetryBaseDelay·2ⁿ⁻¹)]
 	// before the n-th retry. Defaults 50ms and 250ms: the rate limiter, not
@@ -141,6 +146,7 @@ var DefaultConcurrency = min(128, max(8, 32*runtime.GOMAXPROCS(0)))
 func (c Config) WithDefaults() Config {
 	c.Concurrency = cmp.Or(c.Concurrency, DefaultConcurrency)
 	c.MaxBatchElapsed = cmp.Or(c.MaxBatchElapsed, DefaultMaxBatchElapsed)
+	c.CallTimeout = cmp.Or(c.CallTimeout, DefaultCallTimeout)
 	c.RetryBaseDelay = cmp.Or(c.RetryBaseDelay, DefaultRetryBaseDelay)
 	c.RetryMaxDelay = cmp.Or(c.RetryMaxDelay, DefaultRetryMaxDelay)
 	c.StopGrace = cmp.Or(c.StopGrace, DefaultStopGrace)
@@ -228,6 +234,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBatchElapsed <= 0 {
 		bad("max batch elapsed must be positive, got %v", c.MaxBatchElapsed)
+	}
+	if c.CallTimeout <= 0 {
+		bad("call timeout must be positive, got %v", c.CallTimeout)
 	}
 	if c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
 		bad("retry delays must satisfy 0 < base (%v) <= max (%v)", c.RetryBaseDelay, c.RetryMaxDelay)

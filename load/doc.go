@@ -14,16 +14,17 @@
 //     batches round-robin over the buckets, so that a source sorted by key does
 //     not hammer one partition at a time (see Config.Window).
 //   - sends batches of at most 25 requests and 16 MB, Config.Concurrency at a
-//     time; re-sends UnprocessedItems and retries throttling, 5xx and
-//     connection errors with exponential backoff and full jitter (a batch
+//     time; re-sends UnprocessedItems and retries throttling, 5xx,
+//     connection errors and calls with no answer within Config.CallTimeout
+//     with exponential backoff and full jitter (a batch
 //     backing off lends its slot to another), each batch for at most
 //     Config.MaxBatchElapsed from its first send, after which Write fails
 //     with an error wrapping [ErrBatchTimeout].
 //   - limits write units per second with a token bucket whose rate follows
 //     what DynamoDB accepts: throttling and partial batches lower it in
 //     proportion to the share refused, at most once per round trip, and
-//     only while the refusals follow the rate; 5xx and dropped connections
-//     never do; it recovers within seconds (see ratelimit.go).
+//     only while the refusals follow the rate; 5xx, dropped connections
+//     and timeouts never do; it recovers within seconds (see ratelimit.go).
 //   - calls Item.Ack only once DynamoDB acknowledged the item. Items that are
 //     still unacknowledged when Write returns an error are never acknowledged.
 //

@@ -251,7 +251,9 @@ func TestLimiterDecreasesInProportion(t *testing.T) {
 func TestLimiterDecreasesOncePerWindow(t *testing.T) {
 	t.Parallel()
 	l, clk, _ := newTestLimiter(1000, 25)
-	for range 20 {
+	// Until a write is answered, a window lasts maxWindow (refusals come
+	// back before the writes sent with them).
+	for range 20 + maxWindow/(20*time.Millisecond) {
 		clk.Advance(20 * time.Millisecond)
 		l.Answered(clk.Now().Add(-10*time.Millisecond), 25, 25)
 	}
@@ -342,5 +344,35 @@ func TestLimiterBounds(t *testing.T) {
 	drive(l, clk, 30*time.Second, 0, 1e6, func(o float64) float64 { return max(0, 1-10/o) })
 	if l.Rate() != 100 {
 		t.Errorf("rate behind a capacity of 10 = %v, want the floor 100", l.Rate())
+	}
+}
+
+// Refusals come back at once, writes after their turn in the engine's
+// queue: a window must wait for the writes sent with the refusals, or it
+// sees refusals only and cuts the rate to the floor. 64 calls are sent at
+// once, 30% of them refused (answered within milliseconds), the others
+// written in 500 ms: the rate may drop by about that share, not to the
+// floor.
+func TestLimiterWaitsForSlowWrites(t *testing.T) {
+	t.Parallel()
+	l, clk, _ := newTestLimiter(0, 25)
+	start := clk.Now()
+	for i := range 64 {
+		if i%10 < 3 {
+			clk.Advance(time.Millisecond)
+			l.Answered(start, 25, 25)
+		}
+	}
+	clk.Advance(500*time.Millisecond - 20*time.Millisecond)
+	for i := range 64 {
+		if i%10 >= 3 {
+			l.Answered(start, 25, 0)
+		}
+	}
+	clk.Advance(time.Millisecond)
+	l.Answered(start, 25, 0)
+	// offered: 64 calls of 25 units in half a second, 3,200 units/s.
+	if r := l.Rate(); r != 0 && r < 0.5*3200 {
+		t.Errorf("rate after 30%% fast refusals and 70%% slow writes = %.0f, want unlimited or at least half of 3,200", r)
 	}
 }

@@ -319,10 +319,15 @@ func TestWriteMaxBatchElapsed(t *testing.T) {
 			if !errors.Is(err, ErrBatchTimeout) {
 				t.Fatalf("err = %v, want ErrBatchTimeout", err)
 			}
-			for _, want := range []string{"2m0s", "10 items", "things row id=P#0000"} {
+			for _, want := range []string{"2m0s", "10 items", "things row id=P#0000", fmt.Sprintf("in %d calls", stats.Calls)} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not mention %q", err, want)
 				}
+			}
+			// The library's message names no Go field (a CLI user cannot
+			// set one; the CLI adds its flags).
+			if strings.Contains(err.Error(), "MaxBatchElapsed") || stats.Calls < 2 {
+				t.Errorf("error %q after %d calls", err, stats.Calls)
 			}
 			if elapsed := b.clock.Now().Sub(start); elapsed < 2*time.Minute {
 				t.Errorf("gave up after %v of retrying", elapsed)

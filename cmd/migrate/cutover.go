@@ -25,6 +25,7 @@ type cutoverOpts struct {
 	sample                               float64
 	wait                                 time.Duration
 	drop                                 bool
+	calls                                callFlags
 }
 
 func newCutoverCmd(g *globals) *cobra.Command {
@@ -67,6 +68,9 @@ running), 3 no-go, 130 interrupted.`,
 			case o.wait <= 0:
 				return usagef("cutover: --wait-for-sync must be positive")
 			}
+			if err := o.calls.validate("cutover"); err != nil {
+				return err
+			}
 			return runCutover(cmd.Context(), g, o)
 		},
 	}
@@ -83,6 +87,7 @@ running), 3 no-go, 130 interrupted.`,
 	f.Float64Var(&o.sample, "sample", 1, "fraction of the keys verify checks (0 < P <= 1)")
 	f.DurationVar(&o.wait, "wait-for-sync", 30*time.Second, "how long to wait for a sync still streaming from the slot to stop")
 	f.BoolVar(&o.drop, "drop", false, "on GO, drop the slot and the publication")
+	o.calls.register(f, true)
 	return cmd
 }
 
@@ -93,7 +98,7 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	}
 	table := cmp.Or(o.table, m.Table)
 	slot, pub := syncNames(syncOpts{slot: o.slot, publication: o.publication}, table)
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger})
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger))
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ type compareFlags struct {
 	tempDir             string
 	maxDetails          int
 	format, color, html string
+	calls               callFlags
 }
 
 // compareReadCostHelp explains what each --compare mode reads; plan and
@@ -77,6 +78,7 @@ func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool
 		o.concurrency = engine.DefaultReadCalls
 	}
 	f.BoolVar(&o.consistent, "consistent", consistent, "strongly consistent reads (twice the read units)")
+	o.calls.register(f, true)
 	f.IntVar(&o.sortMemoryMB, "sort-memory", 32, "MB of items each side buffers before sorted runs spill to --temp-dir")
 	f.StringVar(&o.tempDir, "temp-dir", "", "directory for sorted runs (default $TMPDIR or /tmp)")
 	f.IntVar(&o.maxDetails, "max-details", 20, "list at most this many items per category (counts are always complete)")
@@ -117,6 +119,7 @@ func (o *compareFlags) validate(cmd string) error {
 		checkPostgres(cmd, o.pg, o.pgFrom),
 		checkDir(cmd, "--temp-dir", o.tempDir),
 		checkOutput(cmd, "--html", o.html),
+		o.calls.validate(cmd),
 	)
 }
 
@@ -146,7 +149,7 @@ func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareCo
 	if err != nil {
 		return engine.CompareConfig{}, err
 	}
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: max(o.concurrency, o.segments), Logger: g.logger})
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, max(o.concurrency, o.segments), g.logger))
 	if err != nil {
 		return engine.CompareConfig{}, err
 	}

@@ -23,6 +23,7 @@ type importOpts struct {
 	dryRun               bool
 	poll                 time.Duration
 	summaryJSON          string
+	calls                callFlags
 }
 
 func newImportCmd(g *globals) *cobra.Command {
@@ -66,6 +67,7 @@ number of items than the export holds, or the table exists; 2 usage;
 				checkS3Endpoint("import", o.s3.endpoint, o.from),
 				checkRegion("import", o.region),
 				checkOutput("import", "--summary-json", o.summaryJSON),
+				o.calls.validate("import"),
 			); err != nil {
 				return err
 			}
@@ -82,6 +84,7 @@ number of items than the export holds, or the table exists; 2 usage;
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the ImportTable request; call nothing")
 	f.DurationVar(&o.poll, "poll", export.DefaultPollEvery, "how often to ask DynamoDB how the import goes")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the result as JSON to this file")
+	o.calls.register(f, true)
 	return cmd
 }
 
@@ -104,7 +107,7 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 				"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
 		}}
 	if !o.dryRun {
-		if cfg.DynamoDB, err = load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger}); err != nil {
+		if cfg.DynamoDB, err = load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger)); err != nil {
 			return err
 		}
 	}

@@ -28,6 +28,7 @@ type proveOpts struct {
 	maxDetails         int
 	seed               uint64
 	consistent         bool
+	calls              callFlags
 }
 
 func newProveCmd(g *globals) *cobra.Command {
@@ -77,6 +78,7 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 				checkDynamoDBEndpoint("prove", o.endpoint),
 				checkRegion("prove", o.region),
 				checkPostgres("prove", o.pg, pgFrom),
+				o.calls.validate("prove"),
 			); err != nil {
 				return err
 			}
@@ -102,6 +104,7 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 	f.Uint64Var(&o.seed, "seed", prove.DefaultSeed, "seed of the sample: the same seed, the same parameter sets")
 	f.IntVar(&o.maxDetails, "max-details", 1, "differences shown per pattern")
 	f.BoolVar(&o.consistent, "consistent", true, "strongly consistent reads of the table and local indexes")
+	o.calls.register(f, true)
 	return cmd
 }
 
@@ -127,7 +130,7 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if len(m.AccessPatterns) == 0 {
 		return usagef("prove: %s declares no accessPatterns", o.mapping)
 	}
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Logger: g.logger})
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger))
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ type queryOpts struct {
 	limit            int32
 	attributes       []string
 	output           string
+	calls            callFlags
 }
 
 func newQueryCmd(g *globals) *cobra.Command {
@@ -87,6 +88,7 @@ the run that computed them (--state, default .migrate/<table>.state.json).
 	f.Int32Var(&o.limit, "limit", 0, "at most this many items")
 	f.StringSliceVar(&o.attributes, "attributes", nil, "only these attributes (comma-separated)")
 	f.StringVar(&o.output, "output", "json", "json (plain values) or dynamodb-json (typed)")
+	o.calls.register(f, true)
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "dynamodb-json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -127,6 +129,9 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 	case o.output != "json" && o.output != "dynamodb-json":
 		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
 	}
+	if err := o.calls.validate("query"); err != nil {
+		return err
+	}
 	q := engine.QueryInput{
 		Table: o.table, Index: o.index, PK: o.pk,
 		SKPrefix: o.skPrefix, SKFrom: o.skFrom, SKTo: o.skTo,
@@ -141,7 +146,7 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		}
 	}
 	ctx := cmd.Context()
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: 1, Logger: g.logger})
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 1, g.logger))
 	if err != nil {
 		return err
 	}

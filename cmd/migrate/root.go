@@ -171,6 +171,9 @@ func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) in
 		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
+		if hint := retryHint(err); hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", hint)
+		}
 		return exitFailure
 	}
 }

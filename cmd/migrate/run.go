@@ -34,6 +34,7 @@ type runOpts struct {
 	minWCU          float64
 	window          int
 	maxBatchElapsed time.Duration
+	calls           callFlags // --call-timeout
 	onDuplicate     string
 
 	onError    string
@@ -89,6 +90,9 @@ func (o *runOpts) validate() error {
 	}
 	if o.maxBatchElapsed < 0 {
 		return usagef("run: --max-batch-elapsed must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
+	}
+	if err := o.calls.validate("run"); err != nil {
+		return err
 	}
 	if o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip {
 		return usagef("run: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
@@ -194,6 +198,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.IntVar(&o.window, "window", 0, fmt.Sprintf("items buffered to spread consecutive writes over partitions (0 = %d); a smaller window checkpoints sooner", load.DefaultWindow))
 	_ = f.MarkHidden("window")
 	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before the run stops with a resumable checkpoint (0 = %v)", load.DefaultMaxBatchElapsed))
+	o.calls.register(f, false)
 	f.StringVar(&o.onDuplicate, "on-duplicate", load.OnDuplicateFail, `two items with the same primary key: "fail" (a row error naming both rows) or "skip" (keep the first, count the rest)`)
 	f.StringVar(&o.onError, "on-error", engine.OnErrorFail, `bad rows: "fail" (stop at the first) or "reject" (write them to the reject file and go on)`)
 	f.StringVar(&o.rejectFile, "reject-file", "", "reject file, JSON lines (default <table>.rejects.jsonl; with --on-error reject)")
@@ -221,7 +226,8 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 	statePath := cmp.Or(o.state, o.defaultState(table))
 	resume := resumeCommand(cmd.Flags(), o.pgFrom, statePath)
 
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: o.concurrency, Logger: g.logger})
+	o.calls.maxElapsed = o.maxBatchElapsed
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, o.concurrency, g.logger))
 	if err != nil {
 		return err
 	}
@@ -249,6 +255,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 			MinWCU:          o.minWCU,
 			Window:          o.window,
 			MaxBatchElapsed: o.maxBatchElapsed,
+			CallTimeout:     o.calls.callTimeout,
 			OnDuplicate:     o.onDuplicate,
 		},
 		TempDir:       o.tempDir,

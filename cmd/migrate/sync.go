@@ -38,6 +38,7 @@ type syncOpts struct {
 	minWCU      float64
 
 	maxBatchElapsed time.Duration
+	calls           callFlags // --call-timeout
 	state           string
 
 	slot, publication string
@@ -81,6 +82,9 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	}
 	if o.statusEvery <= 0 {
 		return usagef("sync: --status-every must be positive")
+	}
+	if err := o.calls.validate("sync"); err != nil {
+		return err
 	}
 	if err := o.metrics.validate("sync"); err != nil {
 		return err
@@ -157,6 +161,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second (0 = no cap)")
 	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer (0 = %d)", load.DefaultMinWCU))
 	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before sync stops (0 = %v)", load.DefaultMaxBatchElapsed))
+	o.calls.register(f, false)
 	f.StringVar(&o.state, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
 	f.StringVar(&o.slot, "slot", "", "replication slot to create or reuse (default migrate_<table>)")
 	f.StringVar(&o.publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
@@ -199,7 +204,8 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	slot, pub := syncNames(o, table)
 	again := syncCommand(flags, o.pgFrom, slot, pub, false)
 	dropCmd := syncCommand(flags, o.pgFrom, slot, pub, true)
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: o.endpoint, Region: o.region, Concurrency: o.concurrency, Logger: g.logger})
+	o.calls.maxElapsed = o.maxBatchElapsed
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, o.concurrency, g.logger))
 	if err != nil {
 		return err
 	}
@@ -217,6 +223,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
 		Writer: load.Config{
 			Concurrency: o.concurrency, SDKMiddleware: o.sdkCalls, MaxWCU: o.maxWCU, MinWCU: o.minWCU, MaxBatchElapsed: o.maxBatchElapsed,
+			CallTimeout: o.calls.callTimeout,
 		},
 		Slot: slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
 		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,

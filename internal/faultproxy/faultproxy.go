@@ -83,6 +83,11 @@ type Config struct {
 	// Capacity, when set, limits the write units per second of calls that
 	// draw no fault.
 	Capacity Capacity
+	// Hold, when set, says how long to hold a call, of any operation,
+	// before handling it: n counts the calls of op before it (0 for the
+	// first). A client that gives up meanwhile gets nothing, and nothing
+	// is forwarded: a server too slow to answer in time.
+	Hold func(op string, n int) time.Duration
 }
 
 // Capacity emulates provisioned write throughput. Each write request costs
@@ -128,6 +133,10 @@ type Stats struct {
 	// WriteUnits their units (both 0 without Capacity).
 	Written    int
 	WriteUnits float64
+
+	// Held counts the calls held (Config.Hold), Abandoned those of them
+	// whose client gave up before the hold ended.
+	Held, Abandoned int
 }
 
 // Proxy is the fault-injecting reverse proxy. It is an http.Handler; Start
@@ -140,6 +149,7 @@ type Proxy struct {
 
 	mu         sync.Mutex
 	seen       map[uint64]uint64 // body hash -> times seen
+	calls      map[string]int    // by operation, for Hold
 	stats      Stats
 	table      bucket
 	partitions []bucket
@@ -179,6 +189,7 @@ func New(upstream string, cfg Config) (*Proxy, error) {
 			MaxIdleConnsPerHost: 64,
 		}},
 		seen:  map[uint64]uint64{},
+		calls: map[string]int{},
 		stats: Stats{Requests: map[string]int{}, Faults: map[Fault]int{}},
 	}
 	now := time.Now()
@@ -261,6 +272,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		op = op[i+1:]
 	}
 
+	if !p.hold(r, op) {
+		return
+	}
 	fault, rng := p.decide(op, body)
 	switch fault {
 	case "":
