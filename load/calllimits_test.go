@@ -119,8 +119,10 @@ func TestClientRetriesReadsThatTimeOut(t *testing.T) {
 	if err != nil {
 		t.Fatalf("scan: %v", err)
 	}
-	if len(out.Items) != 1 || calls.Load() != 3 {
-		t.Errorf("%d items after %d calls, want 1 after 3", len(out.Items), calls.Load())
+	// Two held calls, then the answer: at least 3 calls (a loaded
+	// machine may let the answering call time out once too).
+	if len(out.Items) != 1 || calls.Load() < 3 {
+		t.Errorf("%d items after %d calls, want 1 after at least 3", len(out.Items), calls.Load())
 	}
 }
 
