@@ -78,6 +78,27 @@ func (f *fixture) deleteTable(t *testing.T, table string) {
 	}
 }
 
+// waitSettled waits until the table's item count holds still for a
+// second: a local engine may apply the calls of a killed process after it
+// died (they were queued), so a test that reuses the table's name waits
+// for them.
+func (f *fixture) waitSettled(t *testing.T, table string) {
+	t.Helper()
+	last, still := -1, 0
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		n := len(scanCanonical(t, f.ddb, table))
+		if n == last {
+			if still++; still >= 4 {
+				return
+			}
+		} else {
+			last, still = n, 0
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("table %s kept changing for 30 s after the kill", table)
+}
+
 // bookstoreTable is the loader configuration of the bookstore mapping's
 // table, named table.
 func bookstoreTable(t *testing.T, table string) load.Config {
@@ -94,6 +115,9 @@ func testResumeOtherTable(t *testing.T, f *fixture) {
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, table+".state.json")
 	killAtRows(t, f.cmd(dir, table, append([]string{"--create-table"}, pacing...)...), statePath, 1)
+	// The killed process's last calls may still sit in the engine's queue:
+	// let them land before the table goes, or they land in its successor.
+	f.waitSettled(t, table)
 
 	// The table is gone (deleted, or DynamoDB Local restarted): resuming
 	// with --create-table would create an empty table and skip every
