@@ -1,6 +1,7 @@
 // Package mapdoc writes the documentation of a mapping as markdown: the
-// table and its keys, every entity with its key table, the indexes and the
-// entities they serve, the shard count of every sharded index (what a
+// table and its keys, every entity with its key table and its item as it
+// nests (embedded children, copies into maps), the indexes with the
+// entities and access patterns they serve, the shard count of every sharded index (what a
 // reader must query), and the access patterns. It is what a team reviews
 // in a pull request that changes the design.
 //
@@ -133,20 +134,70 @@ func (d *doc) entities() {
 			}
 		}
 		d.p("\n")
-		if attrs := attributeList(e); attrs != "" {
-			d.p("Attributes: %s.\n\n", attrs)
+		d.p("The item, as it nests:\n\n")
+		for _, line := range itemShape(e) {
+			d.p("%s\n", line)
 		}
-		for _, em := range e.Embeds {
-			how := fmt.Sprintf("a map keyed by %s", code(em.By.Name))
-			if em.As == "list" {
-				how = "a list"
-			}
-			d.p("Embeds %s: the rows of %s as %s, at most %d.\n\n", code(em.Attribute), code(em.Schema+"."+em.From), how, em.Max)
-		}
-		for _, line := range copyLines(e.Copies, "") {
-			d.p("%s\n\n", line)
-		}
+		d.p("\n")
 	}
+}
+
+// itemShape lists what an entity's item holds, nested as DynamoDB nests
+// it: embedded children inside their map or list, copies with into inside
+// their map (and their nested copies inside that), copies without into on
+// the level they attach to.
+func itemShape(e *mapping.Entity) []string {
+	var out []string
+	if attrs := attributeList(e); attrs != "" {
+		out = append(out, "- "+attrs+" (from "+code(e.Schema+"."+e.From)+")")
+	}
+	for _, em := range e.Embeds {
+		how := fmt.Sprintf("a map keyed by %s", code(em.By.Name))
+		if em.As == "list" {
+			how = "a list"
+		}
+		out = append(out, fmt.Sprintf("- %s: %s of the rows of %s (at most %d), each holding:", code(em.Attribute), how, code(em.Schema+"."+em.From), em.Max))
+		inner := attributeList(&mapping.Entity{AllColumns: em.AllColumns, Exclude: em.Exclude, Attributes: em.Attributes})
+		out = append(out, "  - "+cellOr(inner, "every column"))
+	}
+	out = append(out, copyShape(e.Copies, "", "")...)
+	return out
+}
+
+// copyShape lists copies at one level of nesting (indent), their source
+// reached through via.
+func copyShape(cs []*mapping.Copy, indent, via string) []string {
+	var out []string
+	for _, c := range cs {
+		from := c.Schema + "." + c.From
+		if via != "" {
+			from = via + " → " + from
+		}
+		var attrs []string
+		for _, a := range c.Attributes {
+			s := code(a.Name)
+			if a.Column != a.Name {
+				s += " ← " + code(a.Column)
+			}
+			attrs = append(attrs, s)
+		}
+		list := strings.Join(attrs, ", ")
+		if c.Into != "" {
+			out = append(out, fmt.Sprintf("%s- %s: a map copied from %s, holding:", indent, code(c.Into), code(from)))
+			if list != "" {
+				out = append(out, indent+"  - "+list)
+			}
+			out = append(out, copyShape(c.Copies, indent+"  ", from)...)
+			continue
+		}
+		if list != "" {
+			out = append(out, fmt.Sprintf("%s- %s (copied from %s)", indent, list, code(from)))
+		} else {
+			out = append(out, fmt.Sprintf("%s- no attribute of %s: it is copied for keys and where clauses only", indent, code(from)))
+		}
+		out = append(out, copyShape(c.Copies, indent, from)...)
+	}
+	return out
 }
 
 func cellOr(s, def string) string {
@@ -206,43 +257,12 @@ func attributeList(e *mapping.Entity) string {
 	return strings.Join(parts, ", ")
 }
 
-// copyLines describes copies, nested ones after their parent.
-func copyLines(cs []*mapping.Copy, via string) []string {
-	var out []string
-	for _, c := range cs {
-		from := c.Schema + "." + c.From
-		if via != "" {
-			from = via + " → " + from
-		}
-		var attrs []string
-		for _, a := range c.Attributes {
-			s := code(a.Name)
-			if a.Column != a.Name {
-				s += " ← " + code(a.Column)
-			}
-			attrs = append(attrs, s)
-		}
-		line := fmt.Sprintf("Copies from %s", code(from))
-		switch {
-		case c.Into != "" && len(attrs) > 0:
-			line += fmt.Sprintf(" into the map %s: %s", code(c.Into), strings.Join(attrs, ", "))
-		case len(attrs) > 0:
-			line += ": " + strings.Join(attrs, ", ")
-		default:
-			line += " (for keys and where clauses only)"
-		}
-		out = append(out, line+".")
-		out = append(out, copyLines(c.Copies, from)...)
-	}
-	return out
-}
-
 func (d *doc) indexes() {
 	if len(d.m.Indexes) == 0 {
 		return
 	}
 	d.p("## Indexes\n\n")
-	d.p("| index | kind | partition key | sort key | projection | entities |\n|---|---|---|---|---|---|\n")
+	d.p("| index | kind | partition key | sort key | projection | entities | access patterns |\n|---|---|---|---|---|---|---|\n")
 	for _, ix := range d.m.Indexes {
 		kind := "global"
 		if ix.Local {
@@ -271,9 +291,23 @@ func (d *doc) indexes() {
 				}
 			}
 		}
-		d.p("| %s | %s | %s | %s | %s | %s |\n", ix.Name, kind, keyName(ix.PartitionKey, ix.PartitionKeyType), sk, proj, strings.Join(ents, ", "))
+		d.p("| %s | %s | %s | %s | %s | %s | %s |\n", ix.Name, kind, keyName(ix.PartitionKey, ix.PartitionKeyType), sk, proj, strings.Join(ents, ", "), d.patternsOf(ix.Name))
 	}
 	d.p("\n")
+	if onTable := d.patternsOf(""); onTable != "" {
+		d.p("The table itself serves %s.\n\n", onTable)
+	}
+}
+
+// patternsOf lists the access patterns an index serves ("": the table).
+func (d *doc) patternsOf(index string) string {
+	var names []string
+	for _, ap := range d.m.AccessPatterns {
+		if ap.Index == index {
+			names = append(names, ap.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func (d *doc) shards() {
