@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/migratetest"
 	sqlschema "github.com/pgdynamo/migrate/sql"
@@ -493,6 +496,21 @@ func TestBookstoreEndToEnd(t *testing.T) {
 			got = append(got, fmt.Sprint(item["orderId"]["N"]))
 		}
 		equalStrings(t, "OPEN orders, newest first, over every shard", got, want)
+		// Another table's state file is refused: its shard counts are not
+		// this table's.
+		st, err := checkpoint.Load(filepath.Join(engine.DefaultStateDir, b.table+".state.json"))
+		if err != nil {
+			t.Fatalf("the run's state file: %v", err)
+		}
+		st.Table = "another-table"
+		other := filepath.Join(t.TempDir(), "other.state.json")
+		if err := checkpoint.Save(other, st); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, code := runCLI(t, "query", bookstoreMapping, "--endpoint", b.endpoint, "--table", b.table, "--state", other,
+			"--index", "GSI2", "--pk", "STATUS#OPEN"); code != exitUsage || !strings.Contains(errOut, "is for table another-table, not "+b.table) {
+			t.Errorf("query with another table's state file: exit %d, want %d\n%s", code, exitUsage, errOut)
+		}
 		if _, errOut, code := runCLI(t, "query", bookstoreMapping, "--endpoint", b.endpoint, "--table", b.table, "--index", "GSI7", "--pk", "X"); code != exitUsage || !strings.Contains(errOut, "its indexes: GSI1, GSI2") {
 			t.Errorf("unknown index with a mapping: exit %d\n%s", code, errOut)
 		}

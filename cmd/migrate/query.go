@@ -223,6 +223,11 @@ func stateShardCount(o *queryOpts, entity string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if st.Table != o.table {
+		// Another table's counts would send the query to shards the
+		// items were never written to.
+		return 0, usagef("query: the state file %s is for table %s, not %s: name this table's with --state", path, st.Table, o.table)
+	}
 	for _, s := range st.Shards {
 		if s.Entity == entity && s.Index == o.index {
 			return s.Count, nil
