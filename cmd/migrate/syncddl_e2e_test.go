@@ -105,6 +105,13 @@ func testSyncAddColumns(t testing.TB, bin, endpoint string) {
 	if res.code != exitInterrupted {
 		t.Fatalf("sync after SIGINT: exit %d, want %d\n%s", res.code, exitInterrupted, res.output())
 	}
+	// A table behind the source after the catch-up needs the log of the
+	// sync that streamed (what it applied, followed and confirmed).
+	defer func() {
+		if t.Failed() {
+			t.Logf("the sync that streamed during the workload:\n%s", res.output())
+		}
+	}()
 	for _, want := range []string{
 		"sync follows a schema change", "table public.authors: column website (text) was added, with a default",
 		"table public.addresses: column door (text) was added, NULL in existing rows",
