@@ -116,8 +116,6 @@ type slotGuard struct {
 	slot  string
 	limit int64
 	log   *slog.Logger
-	// every is slotGuardEvery unless a test says otherwise.
-	every time.Duration
 }
 
 // run checks until ctx ends or the limit is reached.
@@ -130,7 +128,7 @@ func (g slotGuard) run(ctx context.Context, stop context.CancelCauseFunc) {
 		return
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	t := time.NewTicker(cmpOr(g.every, slotGuardEvery))
+	t := time.NewTicker(slotGuardEvery)
 	defer t.Stop()
 	warned := int64(0)
 	for {
@@ -175,13 +173,6 @@ func dropAfterLimit(ctx context.Context, pgURL, slot string) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 // bytesText renders a byte count in binary units.
