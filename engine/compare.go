@@ -11,13 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pgdynamo/migrate/diff"
 	"github.com/pgdynamo/migrate/extract"
-	"github.com/pgdynamo/migrate/extsort"
+	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/extsort"
+	"github.com/pgdynamo/migrate/internal/report"
+	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/report"
-	"github.com/pgdynamo/migrate/tableread"
 	"github.com/pgdynamo/migrate/transform"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
-	"github.com/pgdynamo/migrate/replicate"
-	"github.com/pgdynamo/migrate/report"
+	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 // CutoverConfig is the sync a cutover finishes, and how it checks.

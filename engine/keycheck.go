@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pgdynamo/migrate/extsort"
+	"github.com/pgdynamo/migrate/internal/extsort"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )

@@ -10,11 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/capacity"
-	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/report"
 	"github.com/pgdynamo/migrate/transform"
 )
 

@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 
+	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/prove"
 )
 
 // ProveConfig configures Prove: the prove.Config of the patterns to ask

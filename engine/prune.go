@@ -9,9 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/report"
 	"github.com/pgdynamo/migrate/transform"
 )
 

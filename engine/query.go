@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/tableread"
 )
 
 // Items are read back with the SDK's own feature packages: expression

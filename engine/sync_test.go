@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"

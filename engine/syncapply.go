@@ -14,11 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/affect"
+	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/replicate"
-	"github.com/pgdynamo/migrate/tableread"
 	"github.com/pgdynamo/migrate/transform"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgdynamo/migrate/replicate"
+	"github.com/pgdynamo/migrate/internal/replicate"
 )
 
 func TestSees(t *testing.T) {

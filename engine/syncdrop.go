@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/pgdynamo/migrate/replicate"
+	"github.com/pgdynamo/migrate/internal/replicate"
 )
 
 // DropSyncConfig names what DropSync removes.

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/pgdynamo/migrate/replicate"
+	"github.com/pgdynamo/migrate/internal/replicate"
 )
 
 // slotWaitReport is how long slot creation may wait before Sync says what

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
-	"github.com/pgdynamo/migrate/replicate"
+	"github.com/pgdynamo/migrate/internal/replicate"
 )
 
 // SyncStateConfig names the sync SyncState looks at.

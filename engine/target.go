@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/tableread"
 )
 
 // Target stores the items of a run: the DynamoDB table by default

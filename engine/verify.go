@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pgdynamo/migrate/diff"
-	"github.com/pgdynamo/migrate/report"
+	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/transform"
 )
 

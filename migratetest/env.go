@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/diff"
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/mapping"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/mapping"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/report"
 )
 
 func init() { register(newCutoverCmd) }

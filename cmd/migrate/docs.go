@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/mapdoc"
+	"github.com/pgdynamo/migrate/internal/mapdoc"
 )
 
 func init() { register(newDocsCmd) }

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/load"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/s3test"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/migratetest"

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/export"
 )
 
 // fromExportOpts are run's flags for loading an export (run --from-export)

@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/report"
 )
 
 const hostileMapping = "../../testdata/hostile_values.yaml"

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/load"
 )
 

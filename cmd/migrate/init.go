@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgdynamo/migrate/draft"
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/draft"
 	"github.com/pgdynamo/migrate/mapping"
 )
 

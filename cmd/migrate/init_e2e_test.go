@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/prove"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/prove"
 )
 
 const languageSchema = `

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/report"
+	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 func init() { register(newPlanCmd) }

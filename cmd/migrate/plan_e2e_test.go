@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/internal/faultproxy"
-	"github.com/pgdynamo/migrate/report"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 // writeOps are the DynamoDB operations plan must never call.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pgdynamo/migrate/capacity"
+	"github.com/pgdynamo/migrate/internal/capacity"
 )
 
 // importPlanFlags price and time the import path in plan.

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/load"
-	"github.com/pgdynamo/migrate/prove"
 )
 
 func init() { register(newProveCmd) }

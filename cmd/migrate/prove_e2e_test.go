@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/prove"
+	"github.com/pgdynamo/migrate/internal/prove"
 )
 
 // TestProveBookstore runs migrate prove on the migrated bookstore: the 8

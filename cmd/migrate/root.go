@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/export"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )

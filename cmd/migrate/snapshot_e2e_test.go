@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/report"
 )
 
 const idleMapping = `table: Idle

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/report"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 // printSummary prints a run's per-entity table, in the plan's and

@@ -18,9 +18,9 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/replicate"
 )
 
 func init() { register(newSyncCmd) }

@@ -19,10 +19,10 @@ import (
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/internal/workload"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/replicate"
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/replicate"
 )
 
 // TestSyncDDLE2E alters every table of the bookstore while the real

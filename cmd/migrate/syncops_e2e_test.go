@@ -20,8 +20,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/replicate"
 )
 
 // TestSyncOpsE2E runs sync as a service is run: scraped for metrics and

@@ -13,8 +13,8 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/report"
 )
 
 func init() { register(newVerifyCmd) }

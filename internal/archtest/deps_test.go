@@ -74,20 +74,20 @@ func TestDependencies(t *testing.T) {
 		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract",
 			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "golang.org/x/text/unicode/norm"),
 			"transform is pure: rows to items (it uses extract's value types, never its reads)"},
-		{module + "/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
+		{module + "/internal/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
 		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws")(imp) },
 			"load imports only the AWS SDK"},
 		{module + "/extract", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind", module+"/internal/pgurl")(imp)
 		}, "extract reads PostgreSQL and knows nothing of DynamoDB"},
-		{module + "/replicate", func(imp string) bool {
+		{module + "/internal/replicate", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", "github.com/jackc/pglogrepl", module+"/internal/pgurl")(imp)
 		}, "replicate streams PostgreSQL's changes and knows nothing of mappings or DynamoDB"},
-		{module + "/affect", func(imp string) bool {
+		{module + "/internal/affect", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind", module+"/extract",
-				module+"/transform", module+"/replicate", "github.com/aws/aws-sdk-go-v2/service/dynamodb/types")(imp)
+				module+"/transform", module+"/internal/replicate", "github.com/aws/aws-sdk-go-v2/service/dynamodb/types")(imp)
 		}, "affect reads the source to find and render affected items; it writes nothing"},
-		{module + "/export", func(imp string) bool {
+		{module + "/internal/export", func(imp string) bool {
 			return !within("github.com/jackc", module+"/extract", module+"/transform")(imp)
 		}, "export stores and reads items; the source side is the engine's"},
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/pgdynamo/migrate/affect"
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/affect"
 )
 
 func TestListenAddr(t *testing.T) {

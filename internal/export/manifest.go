@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/internal/diff"
 )
 
 // ManifestFormat is the value of Manifest.Format. It changes only when a

@@ -9,8 +9,8 @@ import (
 
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/pgkind"
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/replicate"
 	"github.com/pgdynamo/migrate/transform"
 )
 

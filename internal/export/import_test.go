@@ -19,8 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/mapping"
 )
 

@@ -14,10 +14,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/prove"
 	"github.com/pgdynamo/migrate/transform"
 )
 

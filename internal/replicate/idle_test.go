@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/replicate"
+	"github.com/pgdynamo/migrate/internal/replicate"
 )
 
 // The replication connection holds the slot's exported snapshot, idle in

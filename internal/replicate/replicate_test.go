@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/migratetest"
-	"github.com/pgdynamo/migrate/replicate"
 )
 
 func TestMain(m *testing.M) { migratetest.Main(m) }

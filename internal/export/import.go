@@ -14,11 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/capacity"
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/tableread"
 )
 
 // ImportAPI is what Import calls on a DynamoDB client: *dynamodb.Client

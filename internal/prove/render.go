@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pgdynamo/migrate/report"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 // outcome is a pattern's one-word verdict.

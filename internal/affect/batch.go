@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/replicate"
 	"github.com/pgdynamo/migrate/transform"
 )
 

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pgdynamo/migrate/mapdoc"
+	"github.com/pgdynamo/migrate/internal/mapdoc"
 	"github.com/pgdynamo/migrate/mapping"
 )
 

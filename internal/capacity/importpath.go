@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/internal/diff"
 )
 
 // The import path: the same items written as DYNAMODB_JSON files (migrate

@@ -11,8 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/diff"
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"

@@ -13,7 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/pgdynamo/migrate/diff"
+	"github.com/pgdynamo/migrate/internal/diff"
 )
 
 // Values of Config.Compression, and the names ImportTable gives them.
