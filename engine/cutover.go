@@ -97,7 +97,7 @@ func Cutover(ctx context.Context, cfg CutoverConfig) (*CutoverResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("cutover: catching up: %w", err)
 	}
-	res.CaughtUp, res.Applied = first.Final.ServerLSN, first.Final.Changes
+	res.CaughtUp, res.Applied = first.CaughtUpAt, first.Final.Changes
 	tables := first.Slot.Tables
 	if res.Writers, err = tableWriters(ctx, sc.Postgres, tables); err != nil {
 		return res, err
@@ -111,7 +111,7 @@ func Cutover(ctx context.Context, cfg CutoverConfig) (*CutoverResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("cutover: applying the quiet period's changes: %w", err)
 	}
-	res.Final, res.QuietChanges = second.Final.ServerLSN, second.Final.TableChanges
+	res.Final, res.QuietChanges = second.CaughtUpAt, second.Final.TableChanges
 	later, err := tableWriters(ctx, sc.Postgres, tables)
 	if err != nil {
 		return res, err

@@ -77,9 +77,9 @@ type SyncConfig struct {
 	MaxFanout int
 	// OnTruncate is OnTruncateFail (default) or OnTruncateDelete.
 	OnTruncate string
-	// UntilCaughtUp returns once every change up to the source's current
-	// WAL position is applied (the cutover step); otherwise Sync streams
-	// until ctx ends.
+	// UntilCaughtUp returns once every transaction visible on the source
+	// when the first check ran (every 250 ms, from the stream's start) is
+	// applied (the cutover step); otherwise Sync streams until ctx ends.
 	UntilCaughtUp bool
 	// MaxBatch is how many changes one round applies at most. Default
 	// DefaultSyncBatch.
@@ -202,8 +202,10 @@ type SyncResult struct {
 	// Final is the stream's last status.
 	Final SyncStatus
 	// CaughtUp says Sync returned because the stream reached the source's
-	// WAL position (UntilCaughtUp).
-	CaughtUp bool
+	// WAL position (UntilCaughtUp): every transaction committed before
+	// CaughtUpAt is in the table.
+	CaughtUp   bool
+	CaughtUpAt replicate.LSN
 }
 
 // WithDefaults returns c with every unset field set to its default.
@@ -521,6 +523,9 @@ func Sync(ctx context.Context, cfg SyncConfig) (_ *SyncResult, err error) {
 	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush, schema: schema}
 	err = a.run(ctx)
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
+	if a.caughtUp {
+		res.CaughtUpAt = a.catchUpTo
+	}
 	cfg.Observer.Status(res.Final)
 	return res, err
 }

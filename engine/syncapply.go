@@ -44,6 +44,8 @@ type applier struct {
 	// of the last transaction whose changes are all in it or applied.
 	pending, confirmed replicate.LSN
 	caughtUp           bool
+	// catchUpTo is the position UntilCaughtUp waits for.
+	catchUpTo replicate.LSN
 	// schema is the definition of the tables as the items were rendered
 	// with (the state file's record); following is set while a schema
 	// change is being followed.
@@ -422,24 +424,27 @@ func sees(snapshot string, xids []uint32) (bool, error) {
 	return true, nil
 }
 
-// checkCaughtUp sets caughtUp when nothing received waits and the
-// confirmed position has reached the server's current WAL position.
+// checkCaughtUp sets caughtUp once nothing received waits and the
+// confirmed position has reached the target: the end of the source's WAL
+// when the first check ran. Every transaction visible then committed at
+// or before it (replicate.CurrentLSN), and a target read once is reached
+// even while the source goes on writing.
 func (a *applier) checkCaughtUp(ctx context.Context) error {
-	if a.batch.Len() > 0 || a.inTxn {
-		return nil
-	}
-	lsn, err := replicate.CurrentLSN(ctx, a.conn)
-	if err != nil {
-		return err
-	}
-	a.server = lsn
-	if a.confirmed >= lsn {
-		// Caught up means the table is right: not if DDL is pending.
-		if err := a.checkSchema(ctx, "before catching up"); err != nil {
+	if a.catchUpTo == 0 {
+		lsn, err := replicate.CurrentLSN(ctx, a.conn)
+		if err != nil {
 			return err
 		}
-		a.caughtUp = a.batch.Len() == 0
+		a.catchUpTo, a.server = lsn, max(a.server, lsn)
 	}
+	if a.batch.Len() > 0 || a.inTxn || a.confirmed < a.catchUpTo {
+		return nil
+	}
+	// Caught up means the table is right: not if DDL is pending.
+	if err := a.checkSchema(ctx, "before catching up"); err != nil {
+		return err
+	}
+	a.caughtUp = a.batch.Len() == 0
 	return nil
 }
 

@@ -130,7 +130,7 @@ stops; --drop removes the slot and the publication (with --until-caught-up:
 once caught up).
 
 Cutover: stop the writes, then run sync --until-caught-up: it exits 0 once every
-change up to the source's current WAL position is in the table.
+transaction committed when it began checking is in the table.
 
 The source needs wal_level = logical, and replica identities that carry what
 deletes and key changes need (validate --pg --for-sync checks them).
@@ -167,7 +167,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.StringVar(&o.publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
 	f.IntVar(&o.maxFanout, "max-fanout", 0, fmt.Sprintf("most items one change may affect before sync stops with an error naming it (0 = %d, -1 = no bound)", engine.DefaultMaxFanout))
 	f.StringVar(&o.onTruncate, "on-truncate", engine.OnTruncateFail, `TRUNCATE of a mapped table: "fail" (stop before it) or "delete" (delete its entities' items, re-render what embeds or copies it)`)
-	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every change up to the source's current WAL position is applied (the cutover step)")
+	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every transaction committed when the check began is applied (the cutover step)")
 	f.BoolVar(&o.drop, "drop", false, "remove the slot and the publication (after catching up, with --until-caught-up)")
 	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
@@ -247,10 +247,10 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	slotMade := res != nil && res.Slot.Slot != ""
 	switch {
 	case err == nil && res.CaughtUp && o.drop:
-		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s\n", res.Final.ServerLSN)
+		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s\n", res.CaughtUpAt)
 		return dropSync(ctx, g, o.pg, slot, pub)
 	case err == nil && res.CaughtUp:
-		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s; every change before it is in table %s\n", res.Final.ServerLSN, table)
+		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s; every change before it is in table %s\n", res.CaughtUpAt, table)
 		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, again, dropCmd)
 		return nil
 	case errors.Is(err, engine.ErrNotReplicable):

@@ -188,7 +188,7 @@ var (
 	descRejects       = desc("rejects_total", "Rows or items refused and written to the reject file, by entity.", "entity")
 	descLagSeconds    = desc("sync_lag_seconds", "Age of the oldest source WAL not yet applied, from samples of the source's WAL position and commit times (0 when caught up).")
 	descLagBytes      = desc("sync_lag_bytes", "Source WAL position minus the confirmed position.")
-	descServerLSN     = desc("sync_source_wal_lsn", "The source's current WAL position (pg_current_wal_lsn), as a byte offset.")
+	descServerLSN     = desc("sync_source_wal_lsn", "The source's current WAL position (the end of the last record inserted, pg_current_wal_insert_lsn), as a byte offset.")
 	descReceivedLSN   = desc("sync_received_lsn", "Position of the last message received from the slot, as a byte offset.")
 	descConfirmedLSN  = desc("sync_confirmed_lsn", "Position up to which every change is applied and confirmed to the slot, as a byte offset.")
 	descRetained      = desc("sync_slot_retained_wal_bytes", "WAL the replication slot holds back on the source (pg_current_wal_lsn - restart_lsn).")
