@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/migratetest"
@@ -120,7 +121,7 @@ func equalAV(a, b types.AttributeValue) bool {
 		return ok && sameSet(a.Value, b.Value, func(s string) string { return s })
 	case *types.AttributeValueMemberNS:
 		b, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(a.Value, b.Value, func(s string) string { c, _ := load.CanonicalNumber(s); return c })
+		return ok && sameSet(a.Value, b.Value, ddbvalue.CanonicalNumber)
 	case *types.AttributeValueMemberBS:
 		b, ok := b.(*types.AttributeValueMemberBS)
 		return ok && sameSet(a.Value, b.Value, func(v []byte) string { return string(v) })
@@ -147,9 +148,9 @@ func equalItems(a, b map[string]types.AttributeValue) bool {
 }
 
 func sameNumber(a, b string) bool {
-	ca, ok1 := load.CanonicalNumber(a)
-	cb, ok2 := load.CanonicalNumber(b)
-	return ok1 && ok2 && ca == cb
+	ca, err1 := ddbvalue.Number(a)
+	cb, err2 := ddbvalue.Number(b)
+	return err1 == nil && err2 == nil && ca == cb
 }
 
 func sameSet[T any](a, b []T, key func(T) string) bool {

@@ -75,7 +75,7 @@ func TestNumber(t *testing.T) {
 func TestNumberErrorHint(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"1e126":                  "1e+126 is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125; use text)",
+		"1e126":                 "1e+126 is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125; use text)",
 		strings.Repeat("1", 39): strings.Repeat("1", 39) + " has 39 significant digits; DynamoDB numbers hold at most 38 (use text)",
 	} {
 		_, err := Number(in)
@@ -140,6 +140,9 @@ func TestCompareNumbers(t *testing.T) {
 					if err != nil || got != want {
 						t.Errorf("CompareNumbers(%q, %q) = %d, %v; want %d", a, b, got, err, want)
 					}
+					if ca, cb := CanonicalNumber(a), CanonicalNumber(b); (ca == cb) != (want == 0) {
+						t.Errorf("CanonicalNumber(%q) = %q, CanonicalNumber(%q) = %q; want them equal iff the numbers are", a, ca, b, cb)
+					}
 				}
 			}
 		}
@@ -168,12 +171,39 @@ func TestNumberSize(t *testing.T) {
 		{"1E-130", 2}, {"1e125", 2}, {"15e-1", 3},
 		{strings.Repeat("9", 38), 20},
 		{"-" + strings.Repeat("9", 37) + ".9", 21}, // capped
-		{"9." + strings.Repeat("9", 37), 21},        // 09 . then 19 pairs: 1 + 20
-		{"abc", 3}, {"", 0}, // not numbers: their length
+		{"9." + strings.Repeat("9", 37), 21},       // 09 . then 19 pairs: 1 + 20
+		{"abc", 3}, {"", 0},                        // not numbers: their length
 	}
 	for _, tt := range tests {
 		if got := NumberSize(tt.in); got != tt.want {
 			t.Errorf("NumberSize(%q) = %d, want %d", tt.in, got, tt.want)
 		}
 	}
+}
+
+// FuzzNumberSize: NumberSize reads digits in place; it must agree with
+// the size computed from ParseDecimal.
+func FuzzNumberSize(f *testing.F) {
+	for _, s := range []string{"0", "-0.00", "1", "10", "100", "12.5", ".5", "5.", "-1.50e3", "1E-130", "9.99e125",
+		"", ".", "-", "1..2", "1e", "abc", "00012300", "+7", "1e+5", "123456789012345678901234567890123456789", " 7 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := len(s)
+		if d, err := ParseDecimal(s); err == nil {
+			if d.Digits == "" {
+				want = 1
+			} else {
+				lo, hi := d.Exp, d.Magnitude()
+				want = 1 + floorDiv2(hi) - floorDiv2(lo) + 1
+				if d.Neg {
+					want++
+				}
+				want = min(want, 21)
+			}
+		}
+		if got := NumberSize(s); got != want {
+			t.Errorf("NumberSize(%q) = %d, want %d", s, got, want)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package load
+package ddbvalue
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// jsonStringReference is appendJSONString one byte at a time: the SDK's
+// jsonStringReference is AppendString one byte at a time: the SDK's
 // escaping rules, plainly.
 func jsonStringReference(s string) string {
 	out := []byte{'"'}
@@ -52,12 +52,12 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := string(appendJSONString(nil, s))
+		got := string(AppendString(nil, s))
 		if want := jsonStringReference(s); got != want {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 		if !json.Valid([]byte(got)) {
-			t.Fatalf("appendJSONString(%q) = %s: not JSON", s, got)
+			t.Fatalf("AppendString(%q) = %s: not JSON", s, got)
 		}
 	})
 }
