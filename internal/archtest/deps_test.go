@@ -71,7 +71,7 @@ func TestDependencies(t *testing.T) {
 	rules := []rule{
 		{module + "/mapping", pure(module+"/internal/pgkind", "go.yaml.in/yaml/v3"),
 			"mapping is pure: parse and validate, no I/O"},
-		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract",
+		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract", module+"/internal/ddbvalue",
 			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "golang.org/x/text/unicode/norm"),
 			"transform is pure: rows to items (it uses extract's value types, never its reads)"},
 		{module + "/internal/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
