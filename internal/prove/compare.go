@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -217,9 +216,15 @@ func sameInstant(av types.AttributeValue, t time.Time, k pgkind.Kind) bool {
 			}
 		}
 	case *types.AttributeValueMemberN:
-		// Microseconds since the epoch, exact over PostgreSQL's whole range.
-		us := new(big.Int).Add(new(big.Int).Mul(big.NewInt(t.Unix()), big.NewInt(1_000_000)), big.NewInt(int64(t.Nanosecond()/1000)))
-		return sameNumber(av, extract.FormatDecimal(us, -6)) || sameNumber(av, extract.FormatDecimal(us, -3))
+		// Epoch seconds as exact decimal text (Nanosecond is never
+		// negative, so an instant before 1970 borrows a second), and
+		// milliseconds as that times 10^3.
+		secs, us := t.Unix(), t.Nanosecond()/1000
+		text := fmt.Sprintf("%d.%06d", secs, us)
+		if secs < 0 && us > 0 {
+			text = fmt.Sprintf("-%d.%06d", -(secs + 1), 1_000_000-us)
+		}
+		return sameNumber(av, text) || sameNumber(av, text+"e3")
 	}
 	return false
 }
