@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -95,75 +94,6 @@ func scanAll(t *testing.T, direct *dynamodb.Client, table string) []map[string]t
 		out = append(out, page.Items...)
 	}
 	return out
-}
-
-// equalAV compares attribute values as DynamoDB does: numbers by value,
-// sets regardless of order.
-func equalAV(a, b types.AttributeValue) bool {
-	switch a := a.(type) {
-	case *types.AttributeValueMemberS:
-		b, ok := b.(*types.AttributeValueMemberS)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberN:
-		b, ok := b.(*types.AttributeValueMemberN)
-		return ok && sameNumber(a.Value, b.Value)
-	case *types.AttributeValueMemberB:
-		b, ok := b.(*types.AttributeValueMemberB)
-		return ok && bytes.Equal(a.Value, b.Value)
-	case *types.AttributeValueMemberBOOL:
-		b, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberNULL:
-		b, ok := b.(*types.AttributeValueMemberNULL)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberSS:
-		b, ok := b.(*types.AttributeValueMemberSS)
-		return ok && sameSet(a.Value, b.Value, func(s string) string { return s })
-	case *types.AttributeValueMemberNS:
-		b, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(a.Value, b.Value, ddbvalue.CanonicalNumber)
-	case *types.AttributeValueMemberBS:
-		b, ok := b.(*types.AttributeValueMemberBS)
-		return ok && sameSet(a.Value, b.Value, func(v []byte) string { return string(v) })
-	case *types.AttributeValueMemberM:
-		b, ok := b.(*types.AttributeValueMemberM)
-		return ok && equalItems(a.Value, b.Value)
-	case *types.AttributeValueMemberL:
-		b, ok := b.(*types.AttributeValueMemberL)
-		return ok && slices.EqualFunc(a.Value, b.Value, equalAV)
-	}
-	return false
-}
-
-func equalItems(a, b map[string]types.AttributeValue) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !equalAV(v, w) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameNumber(a, b string) bool {
-	ca, err1 := ddbvalue.Number(a)
-	cb, err2 := ddbvalue.Number(b)
-	return err1 == nil && err2 == nil && ca == cb
-}
-
-func sameSet[T any](a, b []T, key func(T) string) bool {
-	ka, kb := make([]string, len(a)), make([]string, len(b))
-	for i, v := range a {
-		ka[i] = key(v)
-	}
-	for i, v := range b {
-		kb[i] = key(v)
-	}
-	slices.Sort(ka)
-	slices.Sort(kb)
-	return slices.Equal(ka, kb)
 }
 
 // Through a proxy that faults 30% of BatchWriteItem calls (throttling,
@@ -263,7 +193,7 @@ func TestIntegrationWriteThroughFaults(t *testing.T) {
 				switch {
 				case !ok:
 					t.Errorf("unexpected item %s", k)
-				case !equalItems(w, g):
+				case !ddbvalue.EqualItems(w, g):
 					if bad++; bad <= 3 {
 						t.Errorf("item %s differs:\nsent %v\ngot  %v", k, w, g)
 					}
@@ -371,7 +301,7 @@ func TestIntegrationDirectCalls(t *testing.T) {
 	}
 	for _, g := range got {
 		k := load.FakeKey(g)
-		if w, ok := want[k]; !ok || !equalItems(w, g) {
+		if w, ok := want[k]; !ok || !ddbvalue.EqualItems(w, g) {
 			t.Errorf("item %s: table holds %v, written %v", k, g, w)
 		}
 		delete(want, k)

@@ -24,8 +24,8 @@ import (
 func produce(s string, f float64, i int64) []types.AttributeValue {
 	var out []types.AttributeValue
 	for _, c := range []struct {
-		v any
-		t pgkind.Type
+		v  any
+		t  pgkind.Type
 		as mapping.Conversion
 	}{
 		{extract.Decimal(s), pgkind.Type{Name: "numeric", Kind: pgkind.Numeric}, mapping.AsDefault},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -33,7 +32,7 @@ func appendCanonicalMap(dst []byte, m map[string]types.AttributeValue) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, k)
+		dst = appendStdString(dst, k)
 		dst = append(dst, ':')
 		dst = appendCanonicalValue(dst, m[k])
 	}
@@ -52,7 +51,7 @@ func appendStringList(dst []byte, ss []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, s)
+		dst = appendStdString(dst, s)
 	}
 	return append(dst, ']')
 }
@@ -60,11 +59,11 @@ func appendStringList(dst []byte, ss []string) []byte {
 func appendCanonicalValue(dst []byte, av types.AttributeValue) []byte {
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
-		return append(appendJSONString(appendTagged(dst, "S"), v.Value), '}')
+		return append(appendStdString(appendTagged(dst, "S"), v.Value), '}')
 	case *types.AttributeValueMemberN:
-		return append(appendJSONString(appendTagged(dst, "N"), CanonicalNumber(v.Value)), '}')
+		return append(appendStdString(appendTagged(dst, "N"), CanonicalNumber(v.Value)), '}')
 	case *types.AttributeValueMemberB:
-		return append(appendJSONString(appendTagged(dst, "B"), base64.StdEncoding.EncodeToString(v.Value)), '}')
+		return append(appendStdString(appendTagged(dst, "B"), base64.StdEncoding.EncodeToString(v.Value)), '}')
 	case *types.AttributeValueMemberBOOL:
 		if v.Value {
 			return append(dst, `{"BOOL":true}`...)
@@ -99,61 +98,6 @@ func appendCanonicalValue(dst []byte, av types.AttributeValue) []byte {
 	// What JSONValue does for an unknown member.
 	b, _ := json.Marshal(map[string]any{"?": fmt.Sprintf("%T", av)})
 	return append(dst, b...)
-}
-
-// appendJSONString writes s exactly as encoding/json does: HTML-safe
-// escaping (<, >, & as \u003c, \u003e, \u0026), U+2028 and U+2029
-// escaped, invalid UTF-8 replaced by \ufffd.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // CanonicalItem is the item with numbers in canonical form and set

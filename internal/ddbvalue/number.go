@@ -1,6 +1,7 @@
 package ddbvalue
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -262,25 +263,15 @@ func (d Decimal) Compare(e Decimal) int {
 	}
 	sd, se := sign(d), sign(e)
 	if sd != se || sd == 0 {
-		return cmpInt(sd, se)
+		return cmp.Compare(sd, se)
 	}
-	c := cmpInt(d.Magnitude(), e.Magnitude())
+	c := cmp.Compare(d.Magnitude(), e.Magnitude())
 	if c == 0 {
 		// Same leading power: the digits, aligned there, compare as text
 		// (neither has trailing zeros, so a prefix is the smaller).
 		c = strings.Compare(d.Digits, e.Digits)
 	}
 	return sd * c
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // CompareNumbers orders two number texts by value, as DynamoDB orders an

@@ -1,6 +1,7 @@
 package ddbvalue
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -133,7 +134,7 @@ func TestCompareNumbers(t *testing.T) {
 	}
 	for i, gi := range ordered {
 		for j, gj := range ordered {
-			want := cmpInt(i, j)
+			want := cmp.Compare(i, j)
 			for _, a := range gi {
 				for _, b := range gj {
 					got, err := CompareNumbers(a, b)

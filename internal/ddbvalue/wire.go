@@ -165,7 +165,20 @@ func AppendValue(dst []byte, av types.AttributeValue) ([]byte, int, error) {
 // serializer escapes it: \" \\ \n \r \t, other control bytes and DEL as
 // \u00XX, U+2028 and U+2029 as \u2028 and \u2029, and each byte of
 // invalid UTF-8 as U+FFFD.
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+// appendStdString appends s exactly as encoding/json does (the canonical
+// form's escaping): HTML-safe (<, >, & as \u003c, \u003e, \u0026), \b
+// and \f as such, DEL as it is, U+2028 and U+2029 escaped, and each byte
+// of invalid UTF-8 as the escape \ufffd.
+func appendStdString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+// appendString is AppendString (std false) or appendStdString (std true).
+func appendString(dst []byte, s string, std bool) []byte {
+	safe, invalid := &sdkSafe, "\uFFFD"
+	if std {
+		safe, invalid = &stdSafe, `\ufffd`
+	}
 	dst = append(dst, '"')
 	// Most strings need no escaping: find the first byte that might, a
 	// word at a time, and copy what comes before it in one piece.
@@ -173,11 +186,12 @@ func AppendString(dst []byte, s string) []byte {
 	for ; i+8 <= len(s); i += 8 {
 		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&hiBits|hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, 0x7F) != 0 {
+		if w&hiBits|hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, 0x7F) != 0 ||
+			std && hasByte(w, '<')|hasByte(w, '>')|hasByte(w, '&') != 0 {
 			break
 		}
 	}
-	for ; i < len(s) && s[i] < utf8.RuneSelf && jsonSafe[s[i]]; i++ {
+	for ; i < len(s) && s[i] < utf8.RuneSelf && safe[s[i]]; i++ {
 	}
 	if i == len(s) {
 		dst = append(dst, s...)
@@ -188,20 +202,24 @@ func AppendString(dst []byte, s string) []byte {
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
+			if safe[c] {
 				i++
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
+			switch {
+			case c == '"' || c == '\\':
 				dst = append(dst, '\\', c)
-			case '\n':
+			case c == '\n':
 				dst = append(dst, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				dst = append(dst, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				dst = append(dst, '\\', 't')
+			case std && c == '\b':
+				dst = append(dst, '\\', 'b')
+			case std && c == '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			}
@@ -213,7 +231,7 @@ func AppendString(dst []byte, s string) []byte {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
+			dst = append(dst, invalid...)
 		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
@@ -239,12 +257,14 @@ const (
 func hasLess(w, n uint64) uint64 { return (w - loBits*n) & ^w & hiBits }
 func hasByte(w, b uint64) uint64 { return hasLess(w^(loBits*b), 1) }
 
-// jsonSafe marks the ASCII bytes a JSON string holds as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+// sdkSafe and stdSafe mark the ASCII bytes a JSON string holds as they
+// are, in the SDK's escaping and in encoding/json's.
+var sdkSafe, stdSafe = func() (sdk, std [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != 0x7F
+		sdk[c] = c != '"' && c != '\\' && c != 0x7F
+		std[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
-	return t
+	return sdk, std
 }()
 
 const hexDigits = "0123456789abcdef"

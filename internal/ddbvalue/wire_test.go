@@ -61,3 +61,19 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// The canonical form's strings are encoding/json's, byte for byte.
+func FuzzAppendStdString(f *testing.F) {
+	for _, s := range []string{"", "a", "<a&b>", "abcdefgh<", "\b\f\x7f", "\xff\xfe", "\u2028x\u2029", "abcdefgh\"", "ünï ✓ 李"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendStdString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendStdString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	})
+}
