@@ -25,7 +25,8 @@
 //	mapping            pure: no I/O
 //	transform          pure: mapping, extract's value types
 //	extract            PostgreSQL (pgx), mapping
-//	load               the AWS SDK only
+//	load               the AWS SDK and ddbvalue only
+//	ddbvalue           pure: DynamoDB's value rules (numbers, key order, sizes, DynamoDB JSON), used by all
 //	replicate          PostgreSQL logical replication (pgx, pglogrepl)
 //	affect             extract, transform, replicate: reads, never writes
 //	engine             all of the above, tableread, diff, capacity, report
