@@ -23,7 +23,7 @@
 // Which package may import which (enforced by internal/archtest):
 //
 //	mapping            pure: no I/O
-//	transform          pure: mapping, extract's value types
+//	transform          pure: mapping, extract's value types, ddbvalue
 //	extract            PostgreSQL (pgx), mapping
 //	load               the AWS SDK and ddbvalue only
 //	ddbvalue           pure: DynamoDB's value rules (numbers, key order, sizes, DynamoDB JSON), used by all
