@@ -23,9 +23,10 @@
 // Which package may import which (enforced by internal/archtest):
 //
 //	mapping            pure: no I/O
-//	transform          pure: mapping, extract's value types
+//	transform          pure: mapping, extract's value types, ddbvalue
 //	extract            PostgreSQL (pgx), mapping
-//	load               the AWS SDK only
+//	load               the AWS SDK and ddbvalue only
+//	ddbvalue           pure: DynamoDB's value rules (numbers, key order, sizes, DynamoDB JSON), used by all
 //	replicate          PostgreSQL logical replication (pgx, pglogrepl)
 //	affect             extract, transform, replicate: reads, never writes
 //	engine             all of the above, tableread, diff, capacity, report

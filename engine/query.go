@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -215,7 +214,7 @@ func queryMerged(ctx context.Context, client Querier, q QueryInput) ([]map[strin
 	// Each partition came sorted; a stable sort of the concatenation is
 	// the merge, with the partitions' own order kept among equal keys.
 	slices.SortStableFunc(all, func(a, b map[string]types.AttributeValue) int {
-		c := compareKeyValues(a[skName], b[skName])
+		c := ddbvalue.CompareKeys(a[skName], b[skName])
 		if q.Desc {
 			return -c
 		}
@@ -225,30 +224,6 @@ func queryMerged(ctx context.Context, client Querier, q QueryInput) ([]map[strin
 		all = all[:q.Limit]
 	}
 	return all, nil
-}
-
-// compareKeyValues orders two key values as DynamoDB orders a sort key:
-// strings and binary by bytes, numbers by value.
-func compareKeyValues(a, b types.AttributeValue) int {
-	switch x := a.(type) {
-	case *types.AttributeValueMemberS:
-		if y, ok := b.(*types.AttributeValueMemberS); ok {
-			return strings.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberB:
-		if y, ok := b.(*types.AttributeValueMemberB); ok {
-			return bytes.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberN:
-		if y, ok := b.(*types.AttributeValueMemberN); ok {
-			xf, _, errX := big.ParseFloat(x.Value, 10, 256, big.ToNearestEven)
-			yf, _, errY := big.ParseFloat(y.Value, 10, 256, big.ToNearestEven)
-			if errX == nil && errY == nil {
-				return xf.Cmp(yf)
-			}
-		}
-	}
-	return 0
 }
 
 // ShardKeys expands the partition key value pk of a sharded index into

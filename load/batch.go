@@ -343,8 +343,7 @@ func (w *Writer) keyOfAttrs(attrs map[string]types.AttributeValue) (string, uint
 	buf := AppendKey(make([]byte, 0, 64), attrs, w.cfg.PartitionKey, "")
 	pkLen := len(buf)
 	if w.cfg.SortKey != "" {
-		tag, val, _ := scalar(attrs[w.cfg.SortKey])
-		buf = appendKeyPart(buf, tag, val)
+		buf = appendKeyPart(buf, attrs[w.cfg.SortKey])
 	}
 	return string(buf), maphash.Bytes(w.seed, buf[:pkLen])
 }
@@ -354,11 +353,9 @@ func (w *Writer) keyOfAttrs(attrs map[string]types.AttributeValue) (string, uint
 // by value, so 1.50 and 15e-1 are one key). sortKey is "" for a table
 // without one.
 func AppendKey(dst []byte, attrs map[string]types.AttributeValue, partitionKey, sortKey string) []byte {
-	tag, val, _ := scalar(attrs[partitionKey])
-	dst = appendKeyPart(dst, tag, val)
+	dst = appendKeyPart(dst, attrs[partitionKey])
 	if sortKey != "" {
-		tag, val, _ = scalar(attrs[sortKey])
-		dst = appendKeyPart(dst, tag, val)
+		dst = appendKeyPart(dst, attrs[sortKey])
 	}
 	return dst
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // Checker makes the checks a Writer makes on every item before sending it
@@ -47,9 +49,9 @@ func (c *Checker) Check(it Item) (ie *ItemError, skip bool) {
 	var size int
 	var err error
 	if it.Delete {
-		size, err = measure(keyAttrs(it.Attrs, c.checks.cfg.PartitionKey, c.checks.cfg.SortKey))
+		size, err = ddbvalue.MeasureItem(keyAttrs(it.Attrs, c.checks.cfg.PartitionKey, c.checks.cfg.SortKey))
 	} else {
-		size, err = measure(it.Attrs)
+		size, err = ddbvalue.MeasureItem(it.Attrs)
 	}
 	_, ie, skip = c.checks.check(it, size, err)
 	return ie, skip
@@ -85,7 +87,7 @@ func newItemChecks(cfg Config) itemChecks {
 
 // check checks it, given what the caller's one walk over its attributes
 // found (encoding its request, or measure): its size by ItemSize and
-// errNilValue or errUnknownValue. It records the item's key for the
+// ddbvalue.ErrNilValue or ddbvalue.ErrUnknownValue. It records the item's key for the
 // duplicate check, unless the item's entity has unique keys (key is then
 // ""). It returns the refusal, if any, or skip for a duplicate skipped
 // under OnDuplicateSkip (logged here).
@@ -96,7 +98,7 @@ func (c *itemChecks) check(it Item, size int, walkErr error) (key string, ie *It
 	}
 	display := func() string { return displayKey(it.Attrs, cfg.PartitionKey, cfg.SortKey) }
 	switch {
-	case errors.Is(walkErr, errNilValue):
+	case errors.Is(walkErr, ddbvalue.ErrNilValue):
 		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: fmt.Sprintf("attribute %q has no value (nil)", nilAttr(it.Attrs)), Err: ErrInvalidItem}, false
 	case walkErr != nil:
 		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: walkErr.Error(), Err: ErrInvalidItem}, false

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // DynamoDB limits the writer enforces before sending.
@@ -134,37 +136,12 @@ func (e *ItemError) Error() string {
 
 func (e *ItemError) Unwrap() error { return e.Err }
 
-// keyHashNumber etc. are the scalar type tags used in canonical keys.
-const (
-	tagS = 'S'
-	tagN = 'N'
-	tagB = 'B'
-)
-
-// scalar returns the type tag and the raw value of a key-capable attribute.
-func scalar(av types.AttributeValue) (tag byte, val string, ok bool) {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return tagS, v.Value, true
-	case *types.AttributeValueMemberN:
-		return tagN, v.Value, true
-	case *types.AttributeValueMemberB:
-		return tagB, string(v.Value), true
-	}
-	return 0, "", false
-}
-
-// appendKeyPart appends a length-prefixed canonical encoding of one key value.
-// Numbers are normalized so that "1.0" and "1" (the same DynamoDB key) agree.
-func appendKeyPart(dst []byte, tag byte, val string) []byte {
-	if tag == tagN {
-		if c, ok := canonicalNumber(val); ok {
-			val = c
-		}
-	}
-	dst = append(dst, tag)
-	dst = fmt.Appendf(dst, "%d:", len(val))
-	return append(dst, val...)
+// appendKeyPart appends the canonical encoding of one key value
+// (ddbvalue.AppendKeyPart): numbers are normalized so that "1.0" and "1"
+// (the same DynamoDB key) agree. A value no key can hold adds nothing.
+func appendKeyPart(dst []byte, av types.AttributeValue) []byte {
+	dst, _ = ddbvalue.AppendKeyPart(dst, av)
+	return dst
 }
 
 // checkKeyAttr describes a key attribute problem, or returns a nil
@@ -184,14 +161,14 @@ func checkKeyAttr(attrs map[string]types.AttributeValue, name, index, role strin
 		}
 		return "", nil
 	}
-	tag, val, ok := scalar(av)
+	tag, val, ok := ddbvalue.KeyTag(av)
 	if !ok {
-		return fmt.Sprintf("%s attribute %q must be a string, number or binary, not %s", whose(), name, typeName(av)), ErrInvalidKey
+		return fmt.Sprintf("%s attribute %q must be a string, number or binary, not %s", whose(), name, ddbvalue.TypeName(av)), ErrInvalidKey
 	}
 	if val == "" {
 		return fmt.Sprintf("%s attribute %q is empty", whose(), name), ErrEmptyKey
 	}
-	if tag != tagN && len(val) > maxBytes {
+	if tag != 'N' && len(val) > maxBytes {
 		return fmt.Sprintf("%s attribute %q is %d bytes, over DynamoDB's %d-byte limit", whose(), name, len(val), maxBytes), ErrKeyTooLong
 	}
 	return "", nil
@@ -209,13 +186,13 @@ func displayKey(attrs map[string]types.AttributeValue, pk, sk string) string {
 		}
 		b.WriteString(name)
 		b.WriteByte('=')
-		tag, val, ok := scalar(attrs[name])
+		tag, val, ok := ddbvalue.KeyTag(attrs[name])
 		switch {
 		case !ok:
 			b.WriteString("<none>")
-		case tag == tagB:
+		case tag == 'B':
 			fmt.Fprintf(&b, "0x%x", truncate(val, 64))
-		case tag == tagN:
+		case tag == 'N':
 			b.WriteString(truncate(val, 64))
 		default:
 			fmt.Fprintf(&b, "%q", truncate(val, 128))
@@ -232,32 +209,6 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-func typeName(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	}
-	return fmt.Sprintf("%T", av)
 }
 
 // nilAttr returns the path of the first attribute value that is nil, at any

@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // BatchWriter is the part of the DynamoDB client the Writer uses.
@@ -72,7 +74,7 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 	if c, ok := client.(*dynamodb.Client); ok && !cfg.SDKMiddleware && ownClient(c) {
 		w.direct = newDirect(c)
 	}
-	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
+	w.envelope = append(ddbvalue.AppendString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
 	return w
 }
 
@@ -371,7 +373,7 @@ func (w *Writer) key(p *pending) string {
 
 // pkHash hashes an item's partition key value, for interleaving.
 func (w *Writer) pkHash(attrs map[string]types.AttributeValue) uint64 {
-	_, val, _ := scalar(attrs[w.cfg.PartitionKey])
+	_, val, _ := ddbvalue.KeyTag(attrs[w.cfg.PartitionKey])
 	return maphash.String(w.seed, val)
 }
 

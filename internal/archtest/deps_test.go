@@ -71,12 +71,15 @@ func TestDependencies(t *testing.T) {
 	rules := []rule{
 		{module + "/mapping", pure(module+"/internal/pgkind", "go.yaml.in/yaml/v3"),
 			"mapping is pure: parse and validate, no I/O"},
-		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract",
+		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract", module+"/internal/ddbvalue",
 			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "golang.org/x/text/unicode/norm"),
 			"transform is pure: rows to items (it uses extract's value types, never its reads)"},
 		{module + "/internal/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
-		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws")(imp) },
-			"load imports only the AWS SDK"},
+		{module + "/load", func(imp string) bool {
+			return stdlib(imp) || within("github.com/aws", module+"/internal/ddbvalue")(imp)
+		}, "load imports only the AWS SDK and ddbvalue (DynamoDB's value rules)"},
+		{module + "/internal/ddbvalue", pure("github.com/aws/aws-sdk-go-v2/service/dynamodb/types"),
+			"ddbvalue is pure: DynamoDB's value rules, over the SDK's value types only"},
 		{module + "/extract", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind", module+"/internal/pgurl")(imp)
 		}, "extract reads PostgreSQL and knows nothing of DynamoDB"},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/s3test"
 	"github.com/pgdynamo/migrate/load"
@@ -94,7 +95,7 @@ func TestLineRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !diff.EqualItems(item, back) {
+	if !ddbvalue.EqualItems(item, back) {
 		t.Errorf("round trip changed the item:\n%s", line)
 	}
 	// The same item gives the same bytes, whatever the map order.

@@ -1,11 +1,9 @@
 package prove
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
@@ -198,7 +197,7 @@ func (p *prover) askDynamoDB(ctx context.Context, set paramSet) ([]map[string]ty
 	}
 	if k.sk != "" {
 		slices.SortStableFunc(merged, func(a, b map[string]types.AttributeValue) int {
-			c := compareKeys(a[k.sk], b[k.sk])
+			c := ddbvalue.CompareKeys(a[k.sk], b[k.sk])
 			if ap.Descending {
 				return -c
 			}
@@ -235,30 +234,6 @@ func (p *prover) query(ctx context.Context, tmpl *dynamodb.QueryInput, pk types.
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-}
-
-// compareKeys orders key values as DynamoDB does: strings and binary by
-// bytes, numbers by value.
-func compareKeys(a, b types.AttributeValue) int {
-	switch x := a.(type) {
-	case *types.AttributeValueMemberS:
-		if y, ok := b.(*types.AttributeValueMemberS); ok {
-			return strings.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberB:
-		if y, ok := b.(*types.AttributeValueMemberB); ok {
-			return bytes.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberN:
-		if y, ok := b.(*types.AttributeValueMemberN); ok {
-			rx, okx := new(big.Rat).SetString(x.Value)
-			ry, oky := new(big.Rat).SetString(y.Value)
-			if okx && oky {
-				return rx.Cmp(ry)
-			}
-		}
-	}
-	return 0
 }
 
 // askSQL answers the pattern for one parameter set in SQL.
