@@ -29,7 +29,7 @@
 //	replicate          PostgreSQL logical replication (pgx, pglogrepl)
 //	affect             extract, transform, replicate: reads, never writes
 //	engine             all of the above, tableread, diff, capacity, report
-//	export             engine, load, diff: files for Import from S3, a Target and an ExportSource
+//	export             engine, load, diff: files for Import from S3, a Target and an contract.Source
 //	cmd/migrate        engine and the packages it renders; nothing imports it
 //
 // Progress leaves the engine through an Observer, never through a terminal;

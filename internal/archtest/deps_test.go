@@ -75,8 +75,10 @@ func TestDependencies(t *testing.T) {
 			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "golang.org/x/text/unicode/norm"),
 			"transform is pure: rows to items (it uses extract's value types, never its reads)"},
 		{module + "/internal/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
-		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws")(imp) },
-			"load imports only the AWS SDK"},
+		{module + "/contract", pure("github.com/aws/aws-sdk-go-v2/service/dynamodb/types"),
+			"contract holds interfaces and value types only: the standard library and DynamoDB's attribute values"},
+		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws", module+"/contract")(imp) },
+			"load imports only the AWS SDK and the contracts"},
 		{module + "/extract", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind", module+"/internal/pgurl")(imp)
 		}, "extract reads PostgreSQL and knows nothing of DynamoDB"},

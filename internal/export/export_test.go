@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/load"
@@ -70,13 +71,13 @@ type keeper struct {
 	failAfter int
 }
 
-func (k *keeper) Open(context.Context) (engine.TargetInfo, error) {
-	return engine.TargetInfo{Kind: "memory", Name: "keeper"}, nil
+func (k *keeper) Open(context.Context) (contract.TargetInfo, error) {
+	return contract.TargetInfo{Kind: "memory", Name: "keeper"}, nil
 }
 
-func (k *keeper) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
-	var st load.Stats
-	st.Entities = map[string]load.EntityStats{}
+func (k *keeper) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
+	var st contract.Stats
+	st.Entities = map[string]contract.EntityStats{}
 	n := 0
 	for it := range items {
 		if k.failAfter > 0 && n >= k.failAfter {

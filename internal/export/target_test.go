@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/diff"
@@ -164,8 +165,8 @@ type settle struct {
 	groups        []int // acks per Atomically call
 }
 
-func (st *settle) start() engine.TargetStart {
-	return engine.TargetStart{SnapshotTime: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Atomically: func(f func()) {
+func (st *settle) start() contract.TargetStart {
+	return contract.TargetStart{SnapshotTime: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Atomically: func(f func()) {
 		before := st.acked
 		f()
 		st.groups = append(st.groups, st.acked-before)
@@ -174,8 +175,8 @@ func (st *settle) start() engine.TargetStart {
 
 // items makes count items: customers with two orders each, so three items per
 // "row" of a customer's source key. pad adds that many random bytes.
-func items(count, pad int, st *settle) []load.Item {
-	var out []load.Item
+func items(count, pad int, st *settle) []contract.Item {
+	var out []contract.Item
 	for i := range count {
 		row := fmt.Sprintf("id=%d", i/3)
 		attrs := map[string]types.AttributeValue{"PK": s(fmt.Sprintf("CUSTOMER#%d", i/3)), "type": s("Customer")}
@@ -192,14 +193,14 @@ func items(count, pad int, st *settle) []load.Item {
 			rand.Read(b)
 			attrs["pad"] = s(hex.EncodeToString(b))
 		}
-		out = append(out, load.Item{Attrs: attrs, Origin: load.Origin{Entity: entity, Table: "public.customers", SourceKey: row},
-			Ack: func() { st.acked++ }, Fail: func(*load.ItemError) { st.failed++ }})
+		out = append(out, contract.Item{Attrs: attrs, Origin: contract.Origin{Entity: entity, Table: "public.customers", SourceKey: row},
+			Ack: func() { st.acked++ }, Fail: func(*contract.ItemError) { st.failed++ }})
 	}
 	return out
 }
 
-func feed(its []load.Item) <-chan load.Item {
-	ch := make(chan load.Item, len(its))
+func feed(its []contract.Item) <-chan contract.Item {
+	ch := make(chan contract.Item, len(its))
 	for _, it := range its {
 		ch <- it
 	}
@@ -366,7 +367,7 @@ func TestTargetRefusals(t *testing.T) {
 			in[16].Attrs["SK"] = s(strings.Repeat("k", 1025)) // row id=5, its second item
 			in[25].Attrs["SK"] = in[24].Attrs["SK"]           // row id=8: a duplicate key
 			_, err := tgt.Write(t.Context(), feed(in))
-			var ie *load.ItemError
+			var ie *contract.ItemError
 			if !errors.As(err, &ie) || !errors.Is(err, load.ErrKeyTooLong) {
 				t.Fatalf("Write: %v, want the key error", err)
 			}
