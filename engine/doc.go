@@ -1,5 +1,5 @@
 // Package engine runs migrations: it owns each verb of the tool (Run, Plan,
-// Verify, Prune, Sync) as a function that takes a Config and a context and
+// Verify, Prune, Sync, Export) as a function that takes a Config and a context and
 // returns a result value. The command line (cmd/migrate) is one caller; a deploy job,
 // a Lambda or a service's integration test can be another.
 //
@@ -20,12 +20,17 @@
 // writing them; Plan also estimates the load (capacity) and all three
 // describe what they found as report documents.
 //
+// The interfaces and values that join the stages (Target, Source, Item,
+// Stats, Observer) are package contract's: targets implement them without
+// importing the engine.
+//
 // Which package may import which (enforced by internal/archtest):
 //
+//	contract           the standard library and DynamoDB's attribute values only
 //	mapping            pure: no I/O
 //	transform          pure: mapping, extract's value types
 //	extract            PostgreSQL (pgx), mapping
-//	load               the AWS SDK only
+//	load               the AWS SDK and contract only: a target
 //	replicate          PostgreSQL logical replication (pgx, pglogrepl)
 //	affect             extract, transform, replicate: reads, never writes
 //	engine             all of the above, tableread, diff, capacity, report

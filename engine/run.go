@@ -15,6 +15,7 @@ import (
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -193,8 +194,8 @@ func (c RunConfig) writerConfig() load.Config {
 	w.Table = c.Table
 	if c.Mapping != nil {
 		w.PartitionKey, w.SortKey = c.Mapping.PartitionKey, c.Mapping.SortKey
-		w.PartitionKeyType, w.SortKeyType = keyTypesOf(c.Mapping)
-		w.Indexes = indexesOf(c.Mapping)
+		w.PartitionKeyType, w.SortKeyType = tableconf.KeyTypes(c.Mapping)
+		w.Indexes = tableconf.Indexes(c.Mapping)
 	}
 	w.Logger = c.Logger
 	// The writer never stops on a refused item by itself: each one is

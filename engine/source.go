@@ -8,11 +8,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -211,29 +211,7 @@ func (s *source) logOverrides(log *slog.Logger) {
 }
 
 // indexes are the mapping's secondary indexes in the loader's terms.
-func (s *source) indexes() []load.Index { return indexesOf(s.m) }
-
-// indexesOf gives the loader every index with its kind (global or local),
-// key types and projection, for table creation, the table check and write
-// units.
-func indexesOf(m *mapping.Mapping) []load.Index {
-	var out []load.Index
-	for _, ix := range m.Indexes {
-		li := load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Local: ix.Local,
-			PartitionKeyType: types.ScalarAttributeType(ix.PartitionKeyType), SortKeyType: types.ScalarAttributeType(ix.SortKeyType),
-			Projection: types.ProjectionType(ix.Projection.Type)}
-		for _, a := range ix.Projection.NonKeyAttributes {
-			li.NonKeyAttributes = append(li.NonKeyAttributes, a.Name)
-		}
-		out = append(out, li)
-	}
-	return out
-}
-
-// keyTypesOf is the table's key types in the loader's terms.
-func keyTypesOf(m *mapping.Mapping) (pk, sk types.ScalarAttributeType) {
-	return types.ScalarAttributeType(m.PartitionKeyType), types.ScalarAttributeType(m.SortKeyType)
-}
+func (s *source) indexes() []load.Index { return tableconf.Indexes(s.m) }
 
 // rowVisitor sees every source row with the items it produced and the row
 // errors of entities that could not build theirs. Returning an error stops

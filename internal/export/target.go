@@ -22,9 +22,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pgdynamo/migrate/contract"
-	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -135,7 +135,7 @@ func NewTarget(cfg TargetConfig) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, kindedConfig(err)
 	}
-	lc := engine.TableConfig(cfg.Mapping, "")
+	lc := tableconf.For(cfg.Mapping, "")
 	lc.OnDuplicate, lc.RecentKeys, lc.Logger = cfg.OnDuplicate, cfg.RecentKeys, cfg.Logger
 	checker, err := load.NewChecker(lc)
 	if err != nil {
@@ -375,7 +375,7 @@ type entityAcc struct {
 // of about FileSize, acknowledging each file's items when it is committed.
 func (t *Target) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
 	if !t.started {
-		return contract.Stats{}, errors.New("export: Write before Start: run the target with engine.Run")
+		return contract.Stats{}, errors.New("export: Write before Start: run the target with engine.Run or engine.Export")
 	}
 	w := &writeState{t: t, ctx: ctx, ranks: map[uint64]int{}, stats: contract.Stats{Entities: map[string]contract.EntityStats{}}}
 	start := time.Now()
@@ -637,13 +637,13 @@ func (w *writeState) finish() error {
 
 // Finish writes the manifest of a complete export: the files' totals,
 // content hashes, and what the run says about rows and rejects.
-func (t *Target) Finish(ctx context.Context, res *engine.RunResult) (*Manifest, error) {
+func (t *Target) Finish(ctx context.Context, res Summary) (*Manifest, error) {
 	m := &Manifest{
 		Format: ManifestFormat, Complete: true,
 		Mapping: t.cfg.Mapping.File, MappingSHA256: t.cfg.Mapping.Digest, Table: cmp.Or(res.Table, t.cfg.Mapping.Table),
 		InputFormat: "DYNAMODB_JSON", Compression: importCompression[t.cfg.Compression], DataPrefix: dataDir + "/",
 		StartedAt: res.StartedAt, CompletedAt: time.Now().UTC(),
-		Rows: res.AllRuns.Rows, Rejects: res.AllRuns.Rejects,
+		Rows: res.Rows, Rejects: res.Rejects,
 		Files: slices.Clone(t.files),
 	}
 	if err := m.totals(); err != nil {
