@@ -117,7 +117,10 @@ type SyncObserver interface {
 // NopSyncObserver ignores everything.
 type NopSyncObserver struct{ contract.NopObserver }
 
-func (NopSyncObserver) Slot(SlotInfo)     {}
+// Slot does nothing.
+func (NopSyncObserver) Slot(SlotInfo) {}
+
+// Status does nothing.
 func (NopSyncObserver) Status(SyncStatus) {}
 
 // SlotInfo describes the slot and publication of a sync.
