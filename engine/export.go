@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/export"
 )
 
@@ -173,4 +174,19 @@ func openExportStore(ctx context.Context, where string, s ExportS3, logger *slog
 		client = c
 	}
 	return export.NewStore(w, client, upload)
+}
+
+// OpenExport opens a complete export (a directory, or s3://bucket/prefix
+// reached through s) as the source of a run: pass it as RunConfig.Export
+// to load its items into a table instead of reading the database.
+func OpenExport(ctx context.Context, from string, s ExportS3) (contract.Source, error) {
+	st, err := openExportStore(ctx, from, s, slog.New(slog.DiscardHandler), export.UploadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	src, err := export.Open(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
 }
