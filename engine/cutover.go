@@ -62,6 +62,7 @@ type TableWriter struct {
 	OpenSeconds float64
 }
 
+// String renders the writer as "pid N on T (transaction open for D)".
 func (w TableWriter) String() string {
 	return fmt.Sprintf("pid %d on %s (transaction open for %s)", w.PID, w.Table, (time.Duration(w.OpenSeconds) * time.Second).String())
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -49,7 +50,7 @@ func Prove(ctx context.Context, cfg ProveConfig) (*prove.Result, error) {
 
 // ShardCounts computes a mapping's "count: auto" shard counts from the
 // source, as Run computes them, in a read-only snapshot.
-func ShardCounts(ctx context.Context, m *mapping.Mapping, pgURL string) ([]ShardCount, error) {
+func ShardCounts(ctx context.Context, m *mapping.Mapping, pgURL string) ([]contract.ShardCount, error) {
 	src, err := openSource(ctx, m, pgURL)
 	if err != nil {
 		return nil, err
@@ -58,5 +59,5 @@ func ShardCounts(ctx context.Context, m *mapping.Mapping, pgURL string) ([]Shard
 	if err := src.computeShards(ctx, nil); err != nil {
 		return nil, err
 	}
-	return src.shards, nil
+	return publicShards(src.shards), nil
 }

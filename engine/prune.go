@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/load"
@@ -100,7 +101,7 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 			return nil, err
 		}
 	}
-	deletes := make(chan load.Item, 4*load.MaxBatchItems)
+	deletes := make(chan contract.Item, 4*load.MaxBatchItems)
 	var writeErr error
 	var deleted sync.Map // entity -> *atomic.Int64 acknowledged
 	var wg sync.WaitGroup
@@ -142,7 +143,7 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 					continue
 				}
 				counter, _ := deleted.LoadOrStore(rec.Entity, new(atomic.Int64))
-				it := load.Item{Attrs: rec.Attrs, Delete: true, Origin: load.Origin{Entity: rec.Entity, Table: tgt.name}}
+				it := contract.Item{Attrs: rec.Attrs, Delete: true, Origin: contract.Origin{Entity: rec.Entity, Table: tgt.name}}
 				it.Ack = func() { counter.(*atomic.Int64).Add(1) }
 				select {
 				case deletes <- it:

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
@@ -103,7 +104,7 @@ type SyncConfig struct {
 // engine goroutine at a time and must return quickly.
 type SyncObserver interface {
 	// Observer receives the initial load's progress.
-	Observer
+	contract.Observer
 	// Slot is called as soon as the slot and publication are known,
 	// created or reused, before anything is read: a caller prints the
 	// slot's name here, so that a slot is never left behind unnamed.
@@ -114,9 +115,12 @@ type SyncObserver interface {
 }
 
 // NopSyncObserver ignores everything.
-type NopSyncObserver struct{ NopObserver }
+type NopSyncObserver struct{ contract.NopObserver }
 
-func (NopSyncObserver) Slot(SlotInfo)     {}
+// Slot does nothing.
+func (NopSyncObserver) Slot(SlotInfo) {}
+
+// Status does nothing.
 func (NopSyncObserver) Status(SyncStatus) {}
 
 // SlotInfo describes the slot and publication of a sync.

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/replicate"
@@ -268,12 +269,12 @@ func (a *applier) round(ctx context.Context) error {
 	if res.Fanout.Max > a.fanout.Max {
 		a.fanout.Max, a.fanout.MaxChange = res.Fanout.Max, res.Fanout.MaxChange
 	}
-	items := make([]load.Item, 0, len(res.Puts)+len(res.Deletes))
+	items := make([]contract.Item, 0, len(res.Puts)+len(res.Deletes))
 	for _, it := range res.Puts {
-		items = append(items, load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+		items = append(items, contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
 	}
 	for _, it := range res.Deletes {
-		items = append(items, load.Item{Attrs: it.Attrs, Delete: true, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+		items = append(items, contract.Item{Attrs: it.Attrs, Delete: true, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
 	}
 	if err := a.write(ctx, items); err != nil {
 		return err
@@ -305,7 +306,7 @@ func (a *applier) maxFanout() int {
 
 // write writes items with a writer of their own and returns once each is
 // acknowledged, or the reason one was not.
-func (a *applier) write(ctx context.Context, items []load.Item) error {
+func (a *applier) write(ctx context.Context, items []contract.Item) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -314,7 +315,7 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 		return err
 	}
 	var acked atomic.Int64
-	ch := make(chan load.Item, len(items))
+	ch := make(chan contract.Item, len(items))
 	for _, it := range items {
 		it.Ack = func() { acked.Add(1) }
 		ch <- it
@@ -337,7 +338,7 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
 			return cause
 		}
-		var ie *load.ItemError
+		var ie *contract.ItemError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
 		}
@@ -534,7 +535,7 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 	for _, e := range entities {
 		owned[e] = true
 	}
-	var dels []load.Item
+	var dels []contract.Item
 	m2 := a.ss.plan.Mapping
 	_, err := tableread.Scan(ctx, a.cfg.DynamoDB, tableread.ScanConfig{Table: a.cfg.Table, Consistent: true}, func(item map[string]types.AttributeValue) error {
 		if owned[entityOf(item, m2.EntityAttribute)] {
@@ -542,7 +543,7 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 			if m2.SortKey != "" {
 				key[m2.SortKey] = item[m2.SortKey]
 			}
-			dels = append(dels, load.Item{Attrs: key, Delete: true, Origin: load.Origin{Entity: entityOf(item, m2.EntityAttribute), Table: a.cfg.Table}})
+			dels = append(dels, contract.Item{Attrs: key, Delete: true, Origin: contract.Origin{Entity: entityOf(item, m2.EntityAttribute), Table: a.cfg.Table}})
 		}
 		return nil
 	})
@@ -560,7 +561,7 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 // that sees the transactions xids.
 func (a *applier) render(ctx context.Context, xids []uint32, sources []*transform.Source) error {
 	return a.inSnapshot(ctx, xids, func(tx *extract.Snapshot) error {
-		var items []load.Item
+		var items []contract.Item
 		flush := func() error {
 			err := a.write(ctx, items)
 			a.puts.Add(int64(len(items)))
@@ -577,7 +578,7 @@ func (a *applier) render(ctx context.Context, xids []uint32, sources []*transfor
 					return fmt.Errorf("sync: bad row: %w", errs[0])
 				}
 				for _, it := range its {
-					items = append(items, load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+					items = append(items, contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
 				}
 				if len(items) >= 10*load.MaxBatchItems*a.cfg.writerConfig().Concurrency {
 					if err := flush(); err != nil {

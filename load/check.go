@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
@@ -45,7 +46,7 @@ func NewChecker(cfg Config) (*Checker, error) {
 // store, or the row error a Writer would report for it. skip is true for a
 // confirmed duplicate under OnDuplicateSkip, which a Writer acknowledges
 // without writing it; the caller should do the same.
-func (c *Checker) Check(it Item) (ie *ItemError, skip bool) {
+func (c *Checker) Check(it contract.Item) (ie *contract.ItemError, skip bool) {
 	var size int
 	var err error
 	if it.Delete {
@@ -91,23 +92,23 @@ func newItemChecks(cfg Config) itemChecks {
 // duplicate check, unless the item's entity has unique keys (key is then
 // ""). It returns the refusal, if any, or skip for a duplicate skipped
 // under OnDuplicateSkip (logged here).
-func (c *itemChecks) check(it Item, size int, walkErr error) (key string, ie *ItemError, skip bool) {
+func (c *itemChecks) check(it contract.Item, size int, walkErr error) (key string, ie *contract.ItemError, skip bool) {
 	cfg := c.cfg
 	if len(it.Attrs) == 0 {
-		return "", &ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey}, false
+		return "", &contract.ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey}, false
 	}
 	display := func() string { return displayKey(it.Attrs, cfg.PartitionKey, cfg.SortKey) }
 	switch {
 	case errors.Is(walkErr, ddbvalue.ErrNilValue):
-		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: fmt.Sprintf("attribute %q has no value (nil)", nilAttr(it.Attrs)), Err: ErrInvalidItem}, false
+		return "", &contract.ItemError{Origin: it.Origin, Key: display(), Reason: fmt.Sprintf("attribute %q has no value (nil)", nilAttr(it.Attrs)), Err: ErrInvalidItem}, false
 	case walkErr != nil:
-		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: walkErr.Error(), Err: ErrInvalidItem}, false
+		return "", &contract.ItemError{Origin: it.Origin, Key: display(), Reason: walkErr.Error(), Err: ErrInvalidItem}, false
 	}
 	if reason, err := c.checkKeys(it.Attrs); err != nil {
-		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: reason, Err: err}, false
+		return "", &contract.ItemError{Origin: it.Origin, Key: display(), Reason: reason, Err: err}, false
 	}
 	if size > MaxItemSize {
-		return "", &ItemError{
+		return "", &contract.ItemError{
 			Origin: it.Origin, Key: display(), Err: ErrItemTooLarge,
 			Reason: fmt.Sprintf("item is %d bytes, over DynamoDB's 400 KB (%d-byte) item limit", size, MaxItemSize),
 		}, false
@@ -122,12 +123,12 @@ func (c *itemChecks) check(it Item, size int, walkErr error) (key string, ie *It
 			cfg.Logger.Warn("load: skipping duplicate key", "key", display(), "origin", it.Origin.String(), "first", first.String())
 			return key, nil, true
 		}
-		return key, &ItemError{
+		return key, &contract.ItemError{
 			Origin: it.Origin, Key: display(), Err: ErrDuplicateKey,
 			Reason: fmt.Sprintf("duplicate key: %s has the same key; two items of one run must not share a primary key (check the mapping's key templates)", first),
 		}, false
 	case dupUnconfirmed:
-		return key, &ItemError{
+		return key, &contract.ItemError{
 			Origin: it.Origin, Key: display(), Err: ErrDuplicateKey,
 			Reason: fmt.Sprintf("duplicate key: an earlier item of this run had the same key, but it is no longer among the %d recent keys kept to name it", cfg.RecentKeys),
 		}, false

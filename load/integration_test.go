@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
 	"github.com/pgdynamo/migrate/load"
@@ -48,8 +49,8 @@ func integrationTable(t *testing.T, prefix string) (endpoint string, direct *dyn
 
 // richItems returns n items with every attribute type, 4 per partition,
 // every third one in GSI1.
-func richItems(n int) []load.Item {
-	items := make([]load.Item, n)
+func richItems(n int) []contract.Item {
+	items := make([]contract.Item, n)
 	for i := range items {
 		sk := "PROFILE"
 		if i%4 != 0 {
@@ -76,7 +77,7 @@ func richItems(n int) []load.Item {
 			attrs["GSI1PK"] = &types.AttributeValueMemberS{Value: fmt.Sprintf("STATUS#%d", i%5)}
 			attrs["GSI1SK"] = &types.AttributeValueMemberS{Value: fmt.Sprintf("%05d", i)}
 		}
-		items[i] = load.Item{Attrs: attrs, Origin: load.Origin{Entity: []string{"customer", "order"}[min(i%4, 1)], Table: "src", SourceKey: fmt.Sprint("id=", i)}}
+		items[i] = contract.Item{Attrs: attrs, Origin: contract.Origin{Entity: []string{"customer", "order"}[min(i%4, 1)], Table: "src", SourceKey: fmt.Sprint("id=", i)}}
 	}
 	return items
 }
@@ -259,7 +260,7 @@ func TestIntegrationLimitsAgreeWithEngine(t *testing.T) {
 	emptySet := load.TestItem("EMPTYSET", "1")
 	emptySet.Attrs["set"] = &types.AttributeValueMemberSS{} // only the engine knows: a row error via validation
 	_, err = w.Write(context.Background(), load.Feed(big, longPK, longSK, emptySet))
-	var ie *load.ItemError
+	var ie *contract.ItemError
 	if !errors.As(err, &ie) || ie.Origin != emptySet.Origin {
 		t.Fatalf("err = %v, want one item error for the empty set", err)
 	}

@@ -53,7 +53,7 @@ shard count from the source, as run does. It writes nothing else.`,
 				}
 				opts.ShardCounts = map[[2]string]int{}
 				for _, c := range counts {
-					opts.ShardCounts[[2]string{c.Entity, c.Index}] = c.Inputs.Count
+					opts.ShardCounts[[2]string{c.Entity, c.Index}] = c.Count
 				}
 			}
 			var buf bytes.Buffer

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 )
 
@@ -38,7 +39,7 @@ type State struct {
 	streaming  bool      // a sync's stream has begun
 	syncStatus engine.SyncStatus
 	statusAt   time.Time
-	progress   engine.Progress
+	progress   contract.Progress
 	runStarted bool
 	runDone    bool
 	failedAt   time.Time
@@ -128,14 +129,14 @@ func (o *syncObserver) Status(st engine.SyncStatus) {
 	o.SyncObserver.Status(st)
 }
 
-func (o *syncObserver) Started(r engine.RunStart) {
+func (o *syncObserver) Started(r contract.RunStart) {
 	o.s.mu.Lock()
 	o.s.runStarted = true
 	o.s.mu.Unlock()
 	o.SyncObserver.Started(r)
 }
 
-func (o *syncObserver) Progress(p engine.Progress) {
+func (o *syncObserver) Progress(p contract.Progress) {
 	o.s.mu.Lock()
 	o.s.progress = p
 	o.s.mu.Unlock()
@@ -143,24 +144,24 @@ func (o *syncObserver) Progress(p engine.Progress) {
 }
 
 type runObserver struct {
-	engine.Observer
+	contract.Observer
 	s *State
 }
 
 // WrapRun returns an observer that records a run's or an export's
 // progress in s and passes it on to next.
-func WrapRun(next engine.Observer, s *State) engine.Observer {
+func WrapRun(next contract.Observer, s *State) contract.Observer {
 	return &runObserver{Observer: next, s: s}
 }
 
-func (o *runObserver) Started(r engine.RunStart) {
+func (o *runObserver) Started(r contract.RunStart) {
 	o.s.mu.Lock()
 	o.s.runStarted = true
 	o.s.mu.Unlock()
 	o.Observer.Started(r)
 }
 
-func (o *runObserver) Progress(p engine.Progress) {
+func (o *runObserver) Progress(p contract.Progress) {
 	o.s.mu.Lock()
 	prev := o.s.progress.Writes
 	if p.Writes.Retries > prev.Retries || p.Writes.ThrottledCalls > prev.ThrottledCalls {
