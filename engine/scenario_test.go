@@ -1,13 +1,16 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
@@ -190,5 +193,75 @@ func TestScenarioRunPlanVerifyPruneQueryProve(t *testing.T) {
 	}
 	if len(pres.Patterns) != len(m.AccessPatterns) {
 		t.Errorf("prove asked %d patterns, the mapping has %d", len(pres.Patterns), len(m.AccessPatterns))
+	}
+}
+
+// TestScenarioSyncCutover: a sync loads and streams; ReadSyncState sees
+// its slot and complete load; a cutover with a transaction holding a
+// write lock on a mapped table is NO-GO and names it; once writes stop,
+// the cutover applies the last changes, verifies with the sync's shard
+// counts, and is GO; DropSync removes the slot.
+func TestScenarioSyncCutover(t *testing.T) {
+	e := newSyncEnv(t, 20)
+	ctx := t.Context()
+	e.exec(t, `ALTER TABLE orders REPLICA IDENTITY FULL; ALTER TABLE addresses REPLICA IDENTITY FULL`)
+	res, err := engine.Sync(ctx, e.cfg)
+	if err != nil || !res.CaughtUp || res.Load == nil {
+		t.Fatalf("sync: %v (%+v)", err, res)
+	}
+	sc := e.cfg.WithDefaults()
+	st, err := engine.ReadSyncState(ctx, engine.SyncStateConfig{Postgres: e.pg, Slot: sc.Slot, Publication: sc.Publication, StateFile: sc.StateFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Slot == nil || st.Slot.Active || st.Load == nil || !st.Load.Complete || len(st.Publication) == 0 {
+		t.Fatalf("sync state after a sync: slot %+v, load %+v, publication %v", st.Slot, st.Load, st.Publication)
+	}
+
+	// Changes after the sync, and a transaction still open on orders.
+	e.exec(t, `INSERT INTO orders VALUES (200001, 1, 'OPEN', '2024-07-01 10:00:00+00', 5.00, NULL);
+		UPDATE customers SET name = 'Cut Over' WHERE customer_id = 2`)
+	writer, err := pgx.Connect(ctx, e.pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close(context.Background())
+	tx, err := writer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE orders SET total = total WHERE order_id = 200001`); err != nil {
+		t.Fatal(err)
+	}
+	cut := engine.CutoverConfig{Sync: e.cfg, Quiet: 500 * time.Millisecond}
+	no, err := engine.Cutover(ctx, cut)
+	if err != nil {
+		t.Fatalf("cutover with an open writer: %v", err)
+	}
+	if no.Go || len(no.Writers) == 0 || no.Writers[0].Table != "public.orders" && no.Writers[0].Table != "orders" {
+		t.Fatalf("cutover with an open writer: go %v, writers %+v, no-go %q", no.Go, no.Writers, no.NoGo)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	ok, err := engine.Cutover(ctx, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok.Go || ok.Verify == nil || !ok.Verify.Identical || len(ok.Writers) != 0 {
+		t.Fatalf("cutover after writes stopped: go %v, no-go %q, verify %+v", ok.Go, ok.NoGo, ok.Verify)
+	}
+	// The new order is in the table, by the key verify compared.
+	if got := e.query(t, "", "ORDER#200001"); len(got) != 1 {
+		t.Errorf("partition ORDER#200001 after the cutover: %d items, want the OrderSummary", len(got))
+	}
+
+	dropped, err := engine.DropSync(ctx, engine.DropSyncConfig{Postgres: e.pg, Slot: sc.Slot, Publication: sc.Publication})
+	if err != nil || !dropped.SlotDropped || !dropped.PublicationDropped {
+		t.Fatalf("drop sync: %+v, %v", dropped, err)
+	}
+	if st, err := engine.ReadSyncState(ctx, engine.SyncStateConfig{Postgres: e.pg, Slot: sc.Slot, Publication: sc.Publication}); err != nil || st.Slot != nil || st.Publication != nil {
+		t.Fatalf("sync state after the drop: %+v, %v", st, err)
 	}
 }
