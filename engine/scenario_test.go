@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,11 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/internal/draft"
 	"github.com/pgdynamo/migrate/internal/prove"
+	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/migratetest"
+	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
 // Scenario tests: every verb through the engine's API, against the test
@@ -263,5 +268,34 @@ func TestScenarioSyncCutover(t *testing.T) {
 	}
 	if st, err := engine.ReadSyncState(ctx, engine.SyncStateConfig{Postgres: e.pg, Slot: sc.Slot, Publication: sc.Publication}); err != nil || st.Slot != nil || st.Publication != nil {
 		t.Fatalf("sync state after the drop: %+v, %v", st, err)
+	}
+}
+
+// TestScenarioDraft: Draft drafts a mapping of the bookstore that parses
+// and passes Validate against the same source; an unknown table is a
+// configuration error.
+func TestScenarioDraft(t *testing.T) {
+	pg := migratetest.PostgresURL(t)
+	ctx := t.Context()
+	if err := sqlschema.Up(ctx, pg); err != nil {
+		t.Fatal(err)
+	}
+	d, err := engine.Draft(ctx, engine.DraftConfig{Postgres: pg, Name: "draft.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Parse("draft.yaml", d.YAML)
+	if err != nil {
+		t.Fatalf("the draft does not parse: %v\n%s", err, d.YAML)
+	}
+	if _, err := engine.Validate(ctx, m, pg); err != nil {
+		t.Fatalf("the draft does not validate: %v", err)
+	}
+	if d.Entities != len(m.Entities) || d.Entities < 6 || d.Table != m.Table {
+		t.Errorf("draft of %d entities into %s; the file has %d into %s (the bookstore has 6 tables)", d.Entities, d.Table, len(m.Entities), m.Table)
+	}
+	_, err = engine.Draft(ctx, engine.DraftConfig{Postgres: pg, ReadConfig: draft.ReadConfig{Tables: []string{"no_such_table"}}})
+	if !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "no_such_table") {
+		t.Fatalf("draft of an unknown table: %v, want an ErrConfig naming it", err)
 	}
 }
