@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/report"
 )
@@ -120,8 +119,16 @@ func Cutover(ctx context.Context, cfg CutoverConfig) (*CutoverResult, error) {
 	res.Writers = mergeWriters(res.Writers, later)
 
 	vc := VerifyConfig{CompareConfig: CompareConfig{Mapping: sc.Mapping, Postgres: sc.Postgres, DynamoDB: sc.DynamoDB, Table: sc.Table, Logger: sc.Logger}, Sample: cfg.Sample}
-	if vc.Shards, err = stateShards(sc.StateFile); err != nil {
-		return res, err
+	// The sync's state file records the shard counts its initial load
+	// wrote the items with (sc.StateFile has its default by now).
+	st, err := ReadStateShards(sc.StateFile, sc.Table)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		vc.Shards = map[[2]string]int{} // computed: not another file's
+	case err != nil:
+		return res, fmt.Errorf("cutover: %w", err)
+	default:
+		vc.Shards = st.Map()
 	}
 	if res.Verify, err = Verify(ctx, vc); err != nil {
 		return res, fmt.Errorf("cutover: verify: %w", err)
@@ -221,24 +228,4 @@ func mergeWriters(a, b []TableWriter) []TableWriter {
 		return out[i].PID < out[j].PID
 	})
 	return out
-}
-
-// stateShards reads the "count: auto" shard counts of the sync's state
-// file, which the table was written with; nil when it records none.
-func stateShards(path string) (map[[2]string]int, error) {
-	st, err := checkpoint.Load(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, kinded(ErrState, fmt.Errorf("cutover: %w", err))
-	}
-	if len(st.Shards) == 0 {
-		return nil, nil
-	}
-	counts := map[[2]string]int{}
-	for _, s := range st.Shards {
-		counts[[2]string{s.Entity, s.Index}] = s.Count
-	}
-	return counts, nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/pgdynamo/migrate/contract"
@@ -16,15 +17,28 @@ type ProveConfig struct {
 	Postgres string // source database URL; never logged or stored
 	// DynamoDB is asked with GetItem and Query only; *dynamodb.Client fits.
 	DynamoDB prove.DynamoDB
+	// StateFile is the state file of the run or sync that wrote the table:
+	// when AutoShards is nil, Prove takes the "count: auto" shard counts
+	// from it (see WrittenShards). Default: StatePath(table), when it
+	// exists.
+	StateFile string
 }
 
 // Prove answers the mapping's access patterns on the migrated table and
 // compares each answer with the pattern's SQL on the source, in one
 // read-only snapshot that has passed the catalog check. "count: auto"
-// shard counts not given are computed from the source as Run computes them.
+// shard counts neither given nor in the state file are computed from the
+// source as Run computes them.
 func Prove(ctx context.Context, cfg ProveConfig) (*prove.Result, error) {
 	if cfg.Mapping == nil || cfg.DynamoDB == nil || cfg.Postgres == "" {
 		return nil, configErrorf("prove: a mapping, a source database URL and a DynamoDB client are required")
+	}
+	if cfg.AutoShards == nil {
+		st, err := WrittenShards("prove", cfg.Mapping, cfg.StateFile, cmp.Or(cfg.Table, cfg.Mapping.Table))
+		if err != nil {
+			return nil, err
+		}
+		cfg.AutoShards = st.Map()
 	}
 	src, err := openSource(ctx, cfg.Mapping, cfg.Postgres)
 	if err != nil {

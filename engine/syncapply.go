@@ -18,6 +18,7 @@ import (
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/transform"
@@ -485,7 +486,7 @@ func (a *applier) status(ctx context.Context, done bool) SyncStatus {
 	quiet := now.Sub(a.lastMessage)
 	if !done && !s.CaughtUp && s.LagBytes > 0 && quiet > 5*time.Second {
 		a.log.Warn("sync: nothing received from the slot while the source is ahead: the server is reading WAL it must decode before the next change",
-			"silent", quiet.Round(time.Second).String(), "behind", bytesText(s.LagBytes), "retained", bytesText(max(s.SlotRetainedBytes, 0)),
+			"silent", quiet.Round(time.Second).String(), "behind", report.Bytes(s.LagBytes), "retained", report.Bytes(max(s.SlotRetainedBytes, 0)),
 			"lag", (time.Duration(s.LagSeconds) * time.Second).String())
 	}
 	s.TableChanges = make(map[string]int64, len(a.tableChanges))

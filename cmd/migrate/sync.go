@@ -19,6 +19,7 @@ import (
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -277,7 +278,7 @@ func dropSync(ctx context.Context, g *globals, pg, slot, pub string) error {
 	if res != nil {
 		switch {
 		case res.SlotDropped:
-			fmt.Fprintf(g.stdout, "sync: dropped replication slot %s (it held %s of WAL)\n", slot, bytesText(res.RetainedBytes))
+			fmt.Fprintf(g.stdout, "sync: dropped replication slot %s (it held %s of WAL)\n", slot, report.Bytes(res.RetainedBytes))
 		default:
 			fmt.Fprintf(g.stdout, "sync: no replication slot %s\n", slot)
 		}
@@ -368,7 +369,7 @@ func (s *syncObserver) Slot(info engine.SlotInfo) {
 		return
 	}
 	fmt.Fprintf(s.stderr, "migrate: using replication slot %s, confirmed up to %s, holding %s of WAL (remove it with: %s)\n",
-		info.Slot, info.ConfirmedFlush, bytesText(info.RetainedBytes), s.dropCmd)
+		info.Slot, info.ConfirmedFlush, report.Bytes(info.RetainedBytes), s.dropCmd)
 }
 
 func (s *syncObserver) Status(st engine.SyncStatus) {
@@ -385,7 +386,7 @@ func statusLine(st engine.SyncStatus) string {
 		state = "caught up"
 	}
 	return fmt.Sprintf("%s, confirmed %s of %s, lag %s / %.1fs (last round %.2fs); %d transactions, %d changes (%.1f/s), %d items put, %d deleted (%.1f items/s)",
-		state, st.Confirmed, st.ServerLSN, bytesText(st.LagBytes), st.LagSeconds, st.LastLatency,
+		state, st.Confirmed, st.ServerLSN, report.Bytes(st.LagBytes), st.LagSeconds, st.LastLatency,
 		st.Transactions, st.Changes, st.ChangesPerSecond, st.ItemsPut, st.ItemsDeleted, st.ItemsPerSecond)
 }
 
@@ -395,18 +396,6 @@ func printFanout(w io.Writer, st engine.SyncStatus) {
 	}
 	fmt.Fprintf(w, "sync: fan-out: %d changes affected %d items (%.1f per change); the most: %d items, by %s\n",
 		st.Fanout.Changes, st.Fanout.Items, float64(st.Fanout.Items)/float64(st.Fanout.Changes), st.Fanout.Max, st.Fanout.MaxChange)
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // syncJSON is the document --summary-json writes.
