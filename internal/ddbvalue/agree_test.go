@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -112,7 +114,56 @@ func FuzzProducersAndConsumersAgree(f *testing.F) {
 				order(t, x.(*types.AttributeValueMemberN).Value, y.(*types.AttributeValueMemberN).Value)
 			}
 		}
+		text(t, a, b)
 	})
+}
+
+// text checks a string transform writes from a text column: its size is
+// its UTF-8 length, it survives every JSON form, and two strings order by
+// their bytes in the key order and the key encoding alike. PostgreSQL
+// text is valid UTF-8 (JSON cannot carry anything else), so others are
+// not a text transform is given.
+func text(t *testing.T, a, b string) {
+	t.Helper()
+	if !utf8.ValidString(a) || !utf8.ValidString(b) {
+		return
+	}
+	var ss []*types.AttributeValueMemberS
+	for _, v := range []string{a, b} {
+		av, present, err := transform.AttributeValue(v, pgkind.Type{Name: "text", Kind: pgkind.Text}, mapping.AsDefault, mapping.NullOmit)
+		if err != nil || !present {
+			t.Fatalf("transform refused text %q: %v", v, err)
+		}
+		s, ok := av.(*types.AttributeValueMemberS)
+		if !ok || s.Value != v {
+			t.Fatalf("transform made %#v of text %q", av, v)
+		}
+		ss = append(ss, s)
+		item := map[string]types.AttributeValue{"s": s, "m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{v: s}}}
+		want := 1 + len(v) + 1 + 3 + 1 + 2*len(v)
+		if got := load.ItemSize(item); got != want {
+			t.Errorf("load.ItemSize of text %q = %d, want %d", v, got, want)
+		}
+		wire, _, err := ddbvalue.AppendItem(nil, item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range map[string][]byte{"request body": wire, "canonical": ddbvalue.AppendCanonicalItem(nil, item)} {
+			back, err := ddbvalue.UnmarshalItem(data)
+			if err != nil || !ddbvalue.EqualItems(back, item) {
+				t.Errorf("%s of text %q: %s read back as %v, %v", name, v, data, back, err)
+			}
+		}
+	}
+	c := ddbvalue.CompareKeys(ss[0], ss[1])
+	if want := strings.Compare(a, b); c != want {
+		t.Errorf("CompareKeys(S %q, S %q) = %d, bytes order %d", a, b, c, want)
+	}
+	ka, _ := ddbvalue.AppendKeyPart(nil, ss[0])
+	kb, _ := ddbvalue.AppendKeyPart(nil, ss[1])
+	if bytes.Equal(ka, kb) != (c == 0) {
+		t.Errorf("S %q and S %q compare %d, key parts %q and %q", a, b, c, ka, kb)
+	}
 }
 
 // consume checks one N value transform produced against every consumer.
