@@ -1,0 +1,240 @@
+package main
+
+import (
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgdynamo/migrate/migratetest"
+)
+
+const aggSchema = `
+CREATE TYPE order_state AS ENUM ('OPEN', 'SHIPPED', 'VOID');
+CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text NOT NULL);
+CREATE TABLE orders (
+  order_id bigint PRIMARY KEY, customer_id bigint REFERENCES customers,
+  status order_state NOT NULL, total numeric NOT NULL, qty int NOT NULL,
+  placed_at timestamptz, note text);
+INSERT INTO customers SELECT i, 'Customer ' || i FROM generate_series(1, 40) i;
+INSERT INTO orders SELECT i, 1 + i % 30, (ARRAY['OPEN', 'SHIPPED', 'VOID'])[1 + i % 3]::order_state,
+  (i * 7.31 - 100)::numeric(12,2), i % 5,
+  CASE WHEN i % 17 = 0 THEN NULL ELSE timestamptz '2024-01-01 00:00:00+00' + (i % 40) * interval '1 day 0.000001 seconds' END,
+  CASE WHEN i % 4 = 0 THEN NULL ELSE 'note ' || i END
+FROM generate_series(1, 300) i;
+`
+
+// aggMapping keeps figures over each customer's orders on the customer:
+// every function, a where filter over an enum and a number, latest as one
+// column and as a map, ties broken by the primary key.
+const aggMapping = `
+table: Agg
+keys: { partition: PK, sort: SK }
+entities:
+  Customer:
+    from: customers
+    key: { pk: "CUSTOMER#{customer_id}", sk: PROFILE }
+    attributes: { name: name }
+    aggregate:
+      orders: { count: "*", from: orders, join: { customer_id: customer_id } }
+      notes: { count: note, from: orders, join: { customer_id: customer_id } }
+      openOrders: { count: "*", from: orders, join: { customer_id: customer_id }, where: "status IN ('OPEN', 'SHIPPED') AND total >= 10" }
+      spent: { sum: total, from: orders, join: { customer_id: customer_id }, where: "status <> 'VOID'" }
+      units: { sum: qty, from: orders, join: { customer_id: customer_id } }
+      firstOrder: { min: placed_at, from: orders, join: { customer_id: customer_id } }
+      biggest: { max: total, from: orders, join: { customer_id: customer_id } }
+      lastOrder:
+        from: orders
+        join: { customer_id: customer_id }
+        latest: { id: order_id, at: placed_at, total: total }
+        order: placed_at
+      lastNote: { latest: note, order: [qty, placed_at], from: orders, join: { customer_id: customer_id } }
+`
+
+// aggExpectSQL computes the same figures per customer, as text in the
+// tool's formats (numbers compared by value), with SQL's own aggregates.
+const aggExpectSQL = `
+WITH ts AS (SELECT o.*, to_char(placed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at FROM orders o)
+SELECT c.customer_id::text,
+  (SELECT count(*) FROM ts WHERE ts.customer_id = c.customer_id)::text,
+  (SELECT count(note) FROM ts WHERE ts.customer_id = c.customer_id)::text,
+  (SELECT count(*) FROM ts WHERE ts.customer_id = c.customer_id AND status IN ('OPEN', 'SHIPPED') AND total >= 10)::text,
+  (SELECT coalesce(sum(total), 0) FROM ts WHERE ts.customer_id = c.customer_id AND status <> 'VOID')::text,
+  (SELECT coalesce(sum(qty), 0) FROM ts WHERE ts.customer_id = c.customer_id)::text,
+  coalesce((SELECT at FROM ts WHERE ts.customer_id = c.customer_id AND placed_at IS NOT NULL ORDER BY placed_at LIMIT 1), '-'),
+  coalesce((SELECT max(total) FROM ts WHERE ts.customer_id = c.customer_id)::text, '-'),
+  coalesce((SELECT order_id::text || ' ' || coalesce(at, '-') || ' ' || total::text FROM ts WHERE ts.customer_id = c.customer_id
+            ORDER BY placed_at DESC NULLS LAST, order_id DESC LIMIT 1), '-'),
+  coalesce((SELECT coalesce(note, '-') FROM ts WHERE ts.customer_id = c.customer_id
+            ORDER BY qty DESC NULLS LAST, placed_at DESC NULLS LAST, order_id DESC LIMIT 1), '-')
+FROM customers c ORDER BY c.customer_id`
+
+// aggText renders an aggregate attribute as aggExpectSQL does: numbers by
+// exact value, "-" when absent, a latest map as "id at total".
+func aggText(t *testing.T, av types.AttributeValue) string {
+	t.Helper()
+	switch v := av.(type) {
+	case nil:
+		return "-"
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		r, ok := new(big.Rat).SetString(v.Value)
+		if !ok {
+			t.Fatalf("N %q is not a number", v.Value)
+		}
+		return r.RatString()
+	case *types.AttributeValueMemberM:
+		return aggText(t, v.Value["id"]) + " " + aggText(t, v.Value["at"]) + " " + aggText(t, v.Value["total"])
+	}
+	t.Fatalf("unexpected attribute %T", av)
+	return ""
+}
+
+// numText normalizes SQL's number text as aggText does.
+func numText(t *testing.T, s string) string {
+	t.Helper()
+	if s == "-" {
+		return s
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		t.Fatalf("%q is not a number", s)
+	}
+	return r.RatString()
+}
+
+// compareAggregates checks every customer item's aggregates against SQL;
+// it returns the number of customers compared.
+func compareAggregates(t *testing.T, conn *pgx.Conn, ddb *dynamodb.Client, table string) int {
+	t.Helper()
+	rows, err := conn.Query(t.Context(), aggExpectSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]string, error) {
+		v := make([]string, 10)
+		p := make([]any, 10)
+		for i := range v {
+			p[i] = &v[i]
+		}
+		return v, r.Scan(p...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := []string{"orders", "notes", "openOrders", "spent", "units", "firstOrder", "biggest", "lastOrder", "lastNote"}
+	numeric := map[string]bool{"orders": true, "notes": true, "openOrders": true, "spent": true, "units": true, "biggest": true}
+	for _, w := range want {
+		out, err := ddb.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CUSTOMER#" + w[0]}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Item == nil {
+			t.Errorf("customer %s: no item", w[0])
+			continue
+		}
+		for i, a := range attrs {
+			exp := w[i+1]
+			if numeric[a] {
+				exp = numText(t, exp)
+			}
+			if a == "lastOrder" && exp != "-" {
+				f := strings.Fields(exp)
+				exp = numText(t, f[0]) + " " + f[1] + " " + numText(t, f[2])
+			}
+			if got := aggText(t, out.Item[a]); got != exp {
+				t.Errorf("customer %s %s = %s, SQL says %s", w[0], a, got, exp)
+			}
+		}
+	}
+	return len(want)
+}
+
+// TestAggregatesEndToEnd runs the CLI with a mapping of aggregates over a
+// real source and checks every customer's figures against SQL; verify
+// agrees, then finds a parent whose child changed behind its back, and
+// run puts it right.
+func TestAggregatesEndToEnd(t *testing.T) {
+	ctx := t.Context()
+	pg := migratetest.PostgresURL(t)
+	endpoint := migratetest.DynamoDBEndpoint(t)
+	table := migratetest.TableName(t, "agg")
+	conn, err := pgx.Connect(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, aggSchema); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "agg.yaml")
+	if err := os.WriteFile(file, []byte(aggMapping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--mapping", file, "--pg", pg, "--endpoint", endpoint, "--table", table}
+	out, errOut, code := runCLI(t, append([]string{"run", "--create-table", "--state", filepath.Join(dir, "s1.json")}, common...)...)
+	if code != 0 {
+		t.Fatalf("run exited %d\n%s\n%s", code, out, errOut)
+	}
+	ddb := migratetest.DynamoDBClient(t, endpoint)
+	if n := compareAggregates(t, conn, ddb, table); n != 40 {
+		t.Fatalf("compared %d customers, want 40", n)
+	}
+	// Customers 31..40 have no orders: counts and sums 0, the rest absent.
+	it, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "CUSTOMER#35"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := numAttr(it.Item, "orders") + "," + numAttr(it.Item, "spent"); got != "0,0" {
+		t.Errorf("customer 35 without orders: orders,spent = %s, want 0,0", got)
+	}
+	for _, a := range []string{"firstOrder", "biggest", "lastOrder", "lastNote"} {
+		if _, ok := it.Item[a]; ok {
+			t.Errorf("customer 35 without orders has %s", a)
+		}
+	}
+
+	if v := verifyJSON(t, 0, common...); !v.Identical || v.Summary.Matching != 40 {
+		t.Fatalf("verify after run: identical %v, summary %+v", v.Identical, v.Summary)
+	}
+	// A child moves to another parent and another's total changes: verify
+	// sees both parents differ (the aggregates are part of the expected
+	// item), a new run writes them right.
+	if _, err := conn.Exec(ctx, `UPDATE orders SET customer_id = 35 WHERE order_id = 5; UPDATE orders SET total = total + 1000 WHERE order_id = 7`); err != nil {
+		t.Fatal(err)
+	}
+	v := verifyJSON(t, exitDiffers, common...)
+	if got := changeKeys(v.Different); strings.Join(got, "; ") != "Customer CUSTOMER#35 | PROFILE: added biggest,added firstOrder,added lastNote,added lastOrder,changed notes,changed orders; "+
+		"Customer CUSTOMER#6 | PROFILE: changed notes,changed orders; Customer CUSTOMER#8 | PROFILE: changed openOrders,changed spent" {
+		// Order 5 (VOID, quantity 0) moves from customer 6 to 35: only
+		// the figures it counts in change; order 7 (SHIPPED) of customer
+		// 8 grows past 10 but not past the customer's biggest.
+		t.Errorf("verify after the edits: different %q", got)
+	}
+	out, errOut, code = runCLI(t, append([]string{"run", "--state", filepath.Join(dir, "s2.json")}, common...)...)
+	if code != 0 {
+		t.Fatalf("second run exited %d\n%s\n%s", code, out, errOut)
+	}
+	compareAggregates(t, conn, ddb, table)
+
+	// A sum DynamoDB cannot hold is a row error naming the table, the
+	// key and the column, never a rounded number.
+	if _, err := conn.Exec(ctx, `INSERT INTO orders VALUES (1001, 40, 'OPEN', 99999999999999999999999999999999999999, 1, now(), NULL), (1002, 40, 'OPEN', 99999999999999999999999999999999999999, 1, now(), NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runCLI(t, append([]string{"run", "--state", filepath.Join(dir, "s3.json")}, common...)...)
+	if code == 0 || !strings.Contains(errOut+out, "customer_id=40") || !strings.Contains(errOut+out, "aggregate spent: sum of orders.total") ||
+		!strings.Contains(errOut+out, "DynamoDB numbers hold at most 38") {
+		t.Errorf("run with an overflowing sum exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
