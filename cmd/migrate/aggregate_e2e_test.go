@@ -1,17 +1,26 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/migratetest"
 )
 
@@ -236,5 +245,136 @@ func TestAggregatesEndToEnd(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut+out, "customer_id=40") || !strings.Contains(errOut+out, "aggregate spent: sum of orders.total") ||
 		!strings.Contains(errOut+out, "DynamoDB numbers hold at most 38") {
 		t.Errorf("run with an overflowing sum exited %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestAggregatesSyncE2E streams the aggregate mapping while four
+// goroutines churn the children: orders inserted, updated (the summed and
+// ordered columns and the filter's status), deleted and moved between
+// customers. After sync catches up, verify finds the table identical and
+// every customer's figures equal SQL's.
+func TestAggregatesSyncE2E(t *testing.T) {
+	bin := buildBinary(t)
+	ctx := t.Context()
+	pg := migratetest.PostgresURL(t)
+	endpoint := migratetest.DynamoDBEndpoint(t)
+	table := migratetest.TableName(t, "aggsync")
+	dir := t.TempDir()
+	conn, err := pgx.Connect(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// FULL: a move must tell sync the customer the order left.
+	if _, err := conn.Exec(ctx, aggSchema+"ALTER TABLE orders REPLICA IDENTITY FULL;"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		name := replicate.DefaultName(table)
+		if _, err := engine.DropSync(context.Background(), engine.DropSyncConfig{Postgres: pg, Slot: name, Publication: name}); err != nil {
+			t.Errorf("drop sync: %v", err)
+		}
+	})
+	file := filepath.Join(dir, "agg.yaml")
+	if err := os.WriteFile(file, []byte(aggMapping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "state.json")
+	syncCmd := func(extra ...string) *exec.Cmd {
+		cmd := exec.Command(bin, append([]string{"sync", "--mapping", file, "--endpoint", endpoint, "--table", table, "--state", state}, extra...)...)
+		cmd.Env = append(os.Environ(), "MIGRATE_PG_URL="+pg)
+		return cmd
+	}
+	streaming := syncCmd("--create-table")
+	if err := start(streaming); err != nil {
+		t.Fatal(err)
+	}
+	waitLoaded(t, state, streaming)
+
+	// The churn: each goroutine commits random child changes for a while.
+	ops := []string{"insert", "update total", "update status", "update placed_at and note", "delete", "move"}
+	var mu sync.Mutex
+	done := map[string]int{}
+	var wg sync.WaitGroup
+	churnCtx, stop := context.WithTimeout(ctx, 20*time.Second)
+	defer stop()
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := pgx.Connect(ctx, pg)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close(context.Background())
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := 0; churnCtx.Err() == nil; i++ {
+				op := ops[rng.IntN(len(ops))]
+				cust, id := 1+rng.IntN(40), 1+rng.IntN(300)
+				var sql string
+				var args []any
+				switch op {
+				case "insert":
+					sql = `INSERT INTO orders VALUES ($1, $2, 'OPEN', $3, $4, now(), 'churn')`
+					args = []any{10000 + w*100000 + i, cust, fmt.Sprintf("%d.%02d", rng.IntN(500), rng.IntN(100)), rng.IntN(9)}
+				case "update total":
+					sql = `UPDATE orders SET total = total + $2, qty = qty + 1 WHERE order_id = $1`
+					args = []any{id, rng.IntN(50)}
+				case "update status":
+					sql = `UPDATE orders SET status = (ARRAY['OPEN', 'SHIPPED', 'VOID'])[$2]::order_state WHERE order_id = $1`
+					args = []any{id, 1 + rng.IntN(3)}
+				case "update placed_at and note":
+					sql = `UPDATE orders SET placed_at = now() - $2 * interval '1 hour', note = 'n' || $2 WHERE order_id = $1`
+					args = []any{id, rng.IntN(1000)}
+				case "delete":
+					sql = `DELETE FROM orders WHERE order_id = $1`
+					args = []any{id}
+				case "move":
+					sql = `UPDATE orders SET customer_id = $2 WHERE order_id = $1`
+					args = []any{id, cust}
+				}
+				tag, err := c.Exec(churnCtx, sql, args...)
+				if churnCtx.Err() != nil {
+					return
+				}
+				if err != nil {
+					t.Errorf("%s: %v", op, err)
+					return
+				}
+				if tag.RowsAffected() > 0 {
+					mu.Lock()
+					done[op]++
+					mu.Unlock()
+				}
+				time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("churn committed: %v", done)
+	for _, op := range ops {
+		if done[op] == 0 {
+			t.Errorf("the churn never committed %q", op)
+		}
+	}
+	if exited(streaming) {
+		res := wait(streaming)
+		t.Fatalf("sync ended during the churn: exit %d\n%s", res.code, res.output())
+	}
+	streaming.Process.Signal(syscall.SIGINT)
+	if res := wait(streaming); res.code != exitInterrupted {
+		t.Fatalf("sync after SIGINT: exit %d\n%s", res.code, res.output())
+	}
+	res := runCmd(t, syncCmd("--until-caught-up", "--quiet"))
+	if res.code != 0 || !strings.Contains(res.stdout, "sync: caught up with the source at") {
+		t.Fatalf("sync --until-caught-up exited %d\n%s", res.code, res.output())
+	}
+	v := verifyJSON(t, 0, "--mapping", file, "--pg", pg, "--endpoint", endpoint, "--table", table, "--state", state)
+	if !v.Identical || v.Summary.Different+v.Summary.Missing+v.Summary.Unexpected != 0 {
+		t.Errorf("verify after catching up: %+v", v.Summary)
+	}
+	if n := compareAggregates(t, conn, migratetest.DynamoDBClient(t, endpoint), table); n != 40 {
+		t.Errorf("compared %d customers, want 40", n)
 	}
 }
