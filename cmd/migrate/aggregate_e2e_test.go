@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -20,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/migratetest"
 )
@@ -64,6 +66,21 @@ entities:
         latest: { id: order_id, at: placed_at, total: total }
         order: placed_at
       lastNote: { latest: note, order: [qty, placed_at], from: orders, join: { customer_id: customer_id } }
+accessPatterns:
+  customerFigures:
+    description: a customer with the figures of their orders
+    params: { id: customers.customer_id }
+    get: { pk: "CUSTOMER#{id}", sk: PROFILE }
+    sql: |
+      SELECT name,
+        (SELECT count(*) FROM orders o WHERE o.customer_id = c.customer_id) AS orders,
+        (SELECT count(note) FROM orders o WHERE o.customer_id = c.customer_id) AS notes,
+        (SELECT count(*) FROM orders o WHERE o.customer_id = c.customer_id AND status IN ('OPEN', 'SHIPPED') AND total >= 10) AS "openOrders",
+        (SELECT coalesce(sum(total), 0) FROM orders o WHERE o.customer_id = c.customer_id AND status <> 'VOID') AS spent,
+        (SELECT coalesce(sum(qty), 0) FROM orders o WHERE o.customer_id = c.customer_id) AS units,
+        (SELECT min(placed_at) FROM orders o WHERE o.customer_id = c.customer_id) AS "firstOrder",
+        (SELECT max(total) FROM orders o WHERE o.customer_id = c.customer_id) AS biggest
+      FROM customers c WHERE customer_id = @id
 `
 
 // aggExpectSQL computes the same figures per customer, as text in the
@@ -216,6 +233,31 @@ func TestAggregatesEndToEnd(t *testing.T) {
 	if v := verifyJSON(t, 0, common...); !v.Identical || v.Summary.Matching != 40 {
 		t.Fatalf("verify after run: identical %v, summary %+v", v.Identical, v.Summary)
 	}
+	// prove asks the pattern of both sides for every customer; a wrong
+	// figure planted in one item fails it.
+	proveJSON := func() prove.Result {
+		t.Helper()
+		out, errOut, _ := runCLI(t, append([]string{"prove", "--samples", "50", "--format", "json"}, common...)...)
+		var res prove.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Patterns) != 1 {
+			t.Fatalf("prove: %v\n%s\n%s", err, out, errOut)
+		}
+		return res
+	}
+	if res := proveJSON(); !res.Proven || res.Patterns[0].Items != 40 {
+		t.Fatalf("prove after run: %+v", res)
+	}
+	if _, err := ddb.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table),
+		Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CUSTOMER#3"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}},
+		UpdateExpression:          aws.String("SET spent = spent + :one"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "0.01"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if res := proveJSON(); res.Proven || res.Patterns[0].Mismatched != 1 || len(res.Patterns[0].Differences) != 1 ||
+		!strings.Contains(res.Patterns[0].Differences[0].Message, "spent") {
+		t.Errorf("prove with a wrong spent planted on customer 3: %+v", res)
+	}
+
 	// A child moves to another parent and another's total changes: verify
 	// sees both parents differ (the aggregates are part of the expected
 	// item), a new run writes them right.
@@ -223,9 +265,10 @@ func TestAggregatesEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := verifyJSON(t, exitDiffers, common...)
-	if got := changeKeys(v.Different); strings.Join(got, "; ") != "Customer CUSTOMER#35 | PROFILE: added biggest,added firstOrder,added lastNote,added lastOrder,changed notes,changed orders; "+
+	if got := changeKeys(v.Different); strings.Join(got, "; ") != "Customer CUSTOMER#3 | PROFILE: changed spent; Customer CUSTOMER#35 | PROFILE: added biggest,added firstOrder,added lastNote,added lastOrder,changed notes,changed orders; "+
 		"Customer CUSTOMER#6 | PROFILE: changed notes,changed orders; Customer CUSTOMER#8 | PROFILE: changed openOrders,changed spent" {
-		// Order 5 (VOID, quantity 0) moves from customer 6 to 35: only
+		// The planted spent of customer 3 differs too. Order 5 (VOID,
+		// quantity 0) moves from customer 6 to 35: only
 		// the figures it counts in change; order 7 (SHIPPED) of customer
 		// 8 grows past 10 but not past the customer's biggest.
 		t.Errorf("verify after the edits: different %q", got)
