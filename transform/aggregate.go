@@ -3,6 +3,7 @@ package transform
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -120,7 +121,10 @@ func (ap *aggPlan) build(v any, al *avAlloc) (av types.AttributeValue, ok bool, 
 		c := ap.cols[0]
 		av, ok, err := attributeValue(row.Values[0], c.Type, mapping.AsDefault, mapping.NullOmit, al)
 		if err != nil {
-			return nil, false, ap.ag.Column.Name, fmt.Errorf("%s of %s.%s: %w", ap.ag.Func, ap.ag.From, c.Name, err)
+			// The number's own advice (as: string) is no option for an
+			// aggregate: the figure cannot be held, and that is the error.
+			msg := strings.NewReplacer(" (declare as: string to keep it exact as text)", "", "; declare as: string to keep it exact as text", "").Replace(err.Error())
+			return nil, false, ap.ag.Column.Name, fmt.Errorf("%s of %s.%s: %s", ap.ag.Func, ap.ag.From, c.Name, msg)
 		}
 		return av, ok, "", nil
 	}
