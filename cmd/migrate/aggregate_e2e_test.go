@@ -26,62 +26,15 @@ import (
 	"github.com/pgdynamo/migrate/migratetest"
 )
 
-const aggSchema = `
-CREATE TYPE order_state AS ENUM ('OPEN', 'SHIPPED', 'VOID');
-CREATE TABLE customers (customer_id bigint PRIMARY KEY, name text NOT NULL);
-CREATE TABLE orders (
-  order_id bigint PRIMARY KEY, customer_id bigint REFERENCES customers,
-  status order_state NOT NULL, total numeric NOT NULL, qty int NOT NULL,
-  placed_at timestamptz, note text);
-INSERT INTO customers SELECT i, 'Customer ' || i FROM generate_series(1, 40) i;
-INSERT INTO orders SELECT i, 1 + i % 30, (ARRAY['OPEN', 'SHIPPED', 'VOID'])[1 + i % 3]::order_state,
-  (i * 7.31 - 100)::numeric(12,2), i % 5,
-  CASE WHEN i % 17 = 0 THEN NULL ELSE timestamptz '2024-01-01 00:00:00+00' + (i % 40) * interval '1 day 0.000001 seconds' END,
-  CASE WHEN i % 4 = 0 THEN NULL ELSE 'note ' || i END
-FROM generate_series(1, 300) i;
-`
-
-// aggMapping keeps figures over each customer's orders on the customer:
-// every function, a where filter over an enum and a number, latest as one
-// column and as a map, ties broken by the primary key.
-const aggMapping = `
-table: Agg
-keys: { partition: PK, sort: SK }
-entities:
-  Customer:
-    from: customers
-    key: { pk: "CUSTOMER#{customer_id}", sk: PROFILE }
-    attributes: { name: name }
-    aggregate:
-      orders: { count: "*", from: orders, join: { customer_id: customer_id } }
-      notes: { count: note, from: orders, join: { customer_id: customer_id } }
-      openOrders: { count: "*", from: orders, join: { customer_id: customer_id }, where: "status IN ('OPEN', 'SHIPPED') AND total >= 10" }
-      spent: { sum: total, from: orders, join: { customer_id: customer_id }, where: "status <> 'VOID'" }
-      units: { sum: qty, from: orders, join: { customer_id: customer_id } }
-      firstOrder: { min: placed_at, from: orders, join: { customer_id: customer_id } }
-      biggest: { max: total, from: orders, join: { customer_id: customer_id } }
-      lastOrder:
-        from: orders
-        join: { customer_id: customer_id }
-        latest: { id: order_id, at: placed_at, total: total }
-        order: placed_at
-      lastNote: { latest: note, order: [qty, placed_at], from: orders, join: { customer_id: customer_id } }
-accessPatterns:
-  customerFigures:
-    description: a customer with the figures of their orders
-    params: { id: customers.customer_id }
-    get: { pk: "CUSTOMER#{id}", sk: PROFILE }
-    sql: |
-      SELECT name,
-        (SELECT count(*) FROM orders o WHERE o.customer_id = c.customer_id) AS orders,
-        (SELECT count(note) FROM orders o WHERE o.customer_id = c.customer_id) AS notes,
-        (SELECT count(*) FROM orders o WHERE o.customer_id = c.customer_id AND status IN ('OPEN', 'SHIPPED') AND total >= 10) AS "openOrders",
-        (SELECT coalesce(sum(total), 0) FROM orders o WHERE o.customer_id = c.customer_id AND status <> 'VOID') AS spent,
-        (SELECT coalesce(sum(qty), 0) FROM orders o WHERE o.customer_id = c.customer_id) AS units,
-        (SELECT min(placed_at) FROM orders o WHERE o.customer_id = c.customer_id) AS "firstOrder",
-        (SELECT max(total) FROM orders o WHERE o.customer_id = c.customer_id) AS biggest
-      FROM customers c WHERE customer_id = @id
-`
+// aggSchema and aggMapping are the aggregates sample: customers and their
+// orders, and figures over each customer's orders kept on the customer
+// (every function, a where filter over an enum and a number, latest as one
+// column and as a map, ties broken by the primary key), with a pattern
+// whose SQL computes the figures for prove.
+const (
+	aggSchema  = "../../testdata/aggregates/schema.sql"
+	aggMapping = "../../testdata/aggregates/mapping.yaml"
+)
 
 // aggExpectSQL computes the same figures per customer, as text in the
 // tool's formats (numbers compared by value), with SQL's own aggregates.
@@ -198,14 +151,9 @@ func TestAggregatesEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, aggSchema); err != nil {
-		t.Fatal(err)
-	}
+	execFile(t, conn, aggSchema)
 	dir := t.TempDir()
-	file := filepath.Join(dir, "agg.yaml")
-	if err := os.WriteFile(file, []byte(aggMapping), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := aggMapping
 	common := []string{"--mapping", file, "--pg", pg, "--endpoint", endpoint, "--table", table}
 	out, errOut, code := runCLI(t, append([]string{"run", "--create-table", "--state", filepath.Join(dir, "s1.json")}, common...)...)
 	if code != 0 {
@@ -308,8 +256,9 @@ func TestAggregatesSyncE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	execFile(t, conn, aggSchema)
 	// FULL: a move must tell sync the customer the order left.
-	if _, err := conn.Exec(ctx, aggSchema+"ALTER TABLE orders REPLICA IDENTITY FULL;"); err != nil {
+	if _, err := conn.Exec(ctx, "ALTER TABLE orders REPLICA IDENTITY FULL"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -318,10 +267,7 @@ func TestAggregatesSyncE2E(t *testing.T) {
 			t.Errorf("drop sync: %v", err)
 		}
 	})
-	file := filepath.Join(dir, "agg.yaml")
-	if err := os.WriteFile(file, []byte(aggMapping), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := aggMapping
 	state := filepath.Join(dir, "state.json")
 	syncCmd := func(extra ...string) *exec.Cmd {
 		cmd := exec.Command(bin, append([]string{"sync", "--mapping", file, "--endpoint", endpoint, "--table", table, "--state", state}, extra...)...)
@@ -419,5 +365,16 @@ func TestAggregatesSyncE2E(t *testing.T) {
 	}
 	if n := compareAggregates(t, conn, migratetest.DynamoDBClient(t, endpoint), table); n != 40 {
 		t.Errorf("compared %d customers, want 40", n)
+	}
+}
+
+func execFile(t *testing.T, conn *pgx.Conn, file string) {
+	t.Helper()
+	sql, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), string(sql)); err != nil {
+		t.Fatalf("%s: %v", file, err)
 	}
 }
