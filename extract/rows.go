@@ -110,6 +110,10 @@ type Embed struct {
 	// rows): a []Row of one row whose one value is typed by Columns[0].
 	Agg       mapping.AggFunc
 	AggColumn string
+	// Aggregate names the item attribute the value is for when it is an
+	// aggregate's (latest included); "" for embedded children. For
+	// messages.
+	Aggregate string
 }
 
 // Reads lists the child columns the embed's value depends on: the

@@ -39,7 +39,7 @@ func (s *Source) compileAggregate(ag *mapping.Aggregate, cat *mapping.Catalog) (
 		return *c, nil
 	}
 	ap := &aggPlan{ag: ag}
-	e := extract.Embed{Schema: child.Schema, Table: child.Name, Where: ag.Where}
+	e := extract.Embed{Schema: child.Schema, Table: child.Name, Where: ag.Where, Aggregate: ag.Attribute}
 	for _, jp := range ag.Join {
 		e.On = append(e.On, extract.JoinOn{Column: jp.Column, Ref: -1, RefColumn: jp.Other})
 	}
