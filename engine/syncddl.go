@@ -206,10 +206,7 @@ func markMapped(schemas []extract.TableSchema, plan *transform.Plan) {
 			}
 		}
 		for _, e := range q.Embeds {
-			for _, c := range e.Columns {
-				mark(e.Schema, e.Table, c.Name)
-			}
-			mark(e.Schema, e.Table, e.OrderBy...)
+			mark(e.Schema, e.Table, e.Reads()...) // columns, order, filter, aggregated column
 			for _, on := range e.On {
 				mark(e.Schema, e.Table, on.Column)
 				mark(q.Schema, q.Table, on.RefColumn)
@@ -351,7 +348,7 @@ func queryReads(q extract.Query, schema, table, col string) bool {
 		}
 	}
 	for _, e := range q.Embeds {
-		if e.Schema == schema && e.Table == table && has(e.Columns, col) {
+		if e.Schema == schema && e.Table == table && slices.Contains(e.Reads(), col) {
 			return true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,48 @@ type Embed struct {
 	Columns       []mapping.Column
 	OrderBy       []string
 	Limit         int
+	// Desc orders by OrderBy descending, NULLs last: the first row is the
+	// greatest (an aggregate's latest).
+	Desc bool
+	// Where keeps only the child rows it accepts (nil: all of them);
+	// WhereColumns are the child columns it reads, typed. Its literals go
+	// as parameters.
+	Where        *mapping.Condition
+	WhereColumns []mapping.Column
+	// Agg, when set (count, sum, min or max), makes the value one
+	// aggregate of the matching rows over AggColumn ("" for count of
+	// rows): a []Row of one row whose one value is typed by Columns[0].
+	Agg       mapping.AggFunc
+	AggColumn string
+	// Aggregate names the item attribute the value is for when it is an
+	// aggregate's (latest included); "" for embedded children. For
+	// messages.
+	Aggregate string
+}
+
+// Reads lists the child columns the embed's value depends on: the
+// columns it reads, orders and filters by, and the aggregated column
+// (not its join columns).
+func (e Embed) Reads() []string {
+	var out []string
+	add := func(c string) {
+		if c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	if e.Agg == "" {
+		for _, c := range e.Columns {
+			add(c.Name)
+		}
+	}
+	add(e.AggColumn)
+	for _, c := range e.OrderBy {
+		add(c)
+	}
+	for _, c := range e.WhereColumns {
+		add(c.Name)
+	}
+	return out
 }
 
 // Width is the number of values in each Row of q: base columns, then each
@@ -142,9 +185,14 @@ func (q Query) SQL() (string, []any, error) {
 			b.WriteString(selectExpr(alias(i), c))
 		}
 	}
+	var args []any // the embeds' filter literals come first
 	for i, e := range q.Embeds {
 		sep()
-		b.WriteString(embedExpr(i, e))
+		expr, err := embedExpr(i, e, &args)
+		if err != nil {
+			return "", nil, err
+		}
+		b.WriteString(expr)
 	}
 	if q.Match != nil {
 		sep()
@@ -162,7 +210,6 @@ func (q Query) SQL() (string, []any, error) {
 			fmt.Fprintf(&b, "%s.%s = %s.%s", alias(i), pgx.Identifier{on.Column}.Sanitize(), alias(on.Ref), pgx.Identifier{on.RefColumn}.Sanitize())
 		}
 	}
-	var args []any
 	if q.Match != nil {
 		join, err := q.Match.join(q, &args)
 		if err != nil {
@@ -220,36 +267,48 @@ func (q Query) SQL() (string, []any, error) {
 // a JSON array of arrays (one inner array of column values per child). JSON
 // keeps numeric digits exactly; Rows decodes each value back by the child
 // column's type.
-func embedExpr(i int, e Embed) string {
+func embedExpr(i int, e Embed, args *[]any) (string, error) {
+	if e.Agg != "" {
+		return aggregateExpr(i, e, args)
+	}
 	a := fmt.Sprintf("e%d", i)
-	var cols, order, where []string
+	var cols, order []string
 	for k, c := range e.Columns {
 		cols = append(cols, fmt.Sprintf("%s AS c%d", jsonExpr(a, c), k))
 	}
 	for _, o := range e.OrderBy {
-		order = append(order, a+"."+pgx.Identifier{o}.Sanitize())
+		by := a + "." + pgx.Identifier{o}.Sanitize()
+		if e.Desc {
+			by += " DESC NULLS LAST"
+		}
+		order = append(order, by)
 	}
-	for _, on := range e.On {
-		where = append(where, fmt.Sprintf("%s.%s = %s.%s", a, pgx.Identifier{on.Column}.Sanitize(), alias(on.Ref), pgx.Identifier{on.RefColumn}.Sanitize()))
+	where, err := e.whereSQL(a, args)
+	if err != nil {
+		return "", err
 	}
 	var inner []string
 	for k := range e.Columns {
 		inner = append(inner, fmt.Sprintf("x.c%d", k))
 	}
-	sub := fmt.Sprintf("SELECT %s FROM %s AS %s WHERE %s", strings.Join(cols, ", "), pgx.Identifier{e.Schema, e.Table}.Sanitize(), a, strings.Join(where, " AND "))
+	sub := fmt.Sprintf("SELECT %s FROM %s AS %s WHERE %s", strings.Join(cols, ", "), pgx.Identifier{e.Schema, e.Table}.Sanitize(), a, where)
 	if len(order) > 0 {
 		sub += " ORDER BY " + strings.Join(order, ", ")
 	}
 	if e.Limit > 0 {
 		sub += fmt.Sprintf(" LIMIT %d", e.Limit)
 	}
-	return fmt.Sprintf("(SELECT coalesce(json_agg(json_build_array(%s)), '[]')::text FROM (%s) AS x)", strings.Join(inner, ", "), sub)
+	return fmt.Sprintf("(SELECT coalesce(json_agg(json_build_array(%s)), '[]')::text FROM (%s) AS x)", strings.Join(inner, ", "), sub), nil
 }
 
 // jsonExpr is a child column as it goes into JSON: types whose JSON form is
 // not exact or not parseable back go through text.
 func jsonExpr(a string, c mapping.Column) string {
-	id := a + "." + pgx.Identifier{c.Name}.Sanitize()
+	return jsonValue(a+"."+pgx.Identifier{c.Name}.Sanitize(), c)
+}
+
+// jsonValue is jsonExpr for any expression id of c's type.
+func jsonValue(id string, c mapping.Column) string {
 	switch c.Type.Kind {
 	case pgkind.Numeric:
 		return id + "::numeric"

@@ -58,6 +58,10 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 		checkEmbed(r, m, e, t, em, cat)
 		names.add(r, em.Attribute, em.Pos, "embed")
 	}
+	for _, ag := range e.Aggregates {
+		checkAggregate(r, m, e, t, ag, cat)
+		names.add(r, ag.Attribute, ag.Pos, "aggregate")
+	}
 	for _, cp := range e.Copies {
 		checkCopy(r, e, t, cp, cat, names)
 	}

@@ -90,6 +90,9 @@ type Entity struct {
 	Indexes    []*EntityIndex
 	Embeds     []*Embed // child rows as one complex attribute (rule 1)
 	Copies     []*Copy  // parent columns duplicated onto the item (rule 2)
+	// Aggregates are figures over child rows kept on the item: a count,
+	// a sum, a min or max, the latest child.
+	Aggregates []*Aggregate
 	// Where keeps the entity to the rows it holds for; nil = every row.
 	Where *Condition
 

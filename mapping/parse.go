@@ -461,6 +461,9 @@ func (m *Mapping) writtenAttributes(index string) map[string]bool {
 		for _, em := range e.Embeds {
 			out[em.Attribute] = true
 		}
+		for _, ag := range e.Aggregates {
+			out[ag.Attribute] = true
+		}
 		copies(e.Copies)
 	}
 	return out
@@ -526,7 +529,7 @@ func (p *parser) parseEntities(n *yaml.Node, m *Mapping) {
 	})
 }
 
-var entityFields = []string{"from", "schema", "key", "attributes", "exclude", "index", "embed", "copy", "where"}
+var entityFields = []string{"from", "schema", "key", "attributes", "exclude", "index", "embed", "copy", "where", "aggregate"}
 
 func (p *parser) parseEntity(n *yaml.Node, m *Mapping, e *Entity) {
 	have := map[string]bool{}
@@ -573,6 +576,12 @@ func (p *parser) parseEntity(n *yaml.Node, m *Mapping, e *Entity) {
 			e.Copies = p.parseCopies(v, e.Schema)
 		case "where":
 			e.Where = p.condition(v, "where")
+		case "aggregate":
+			p.fields(v, what+" aggregate", nil, func(attr string, k, v *yaml.Node) {
+				if ag := p.parseAggregate(attr, k, v, e.Schema); ag != nil {
+					e.Aggregates = append(e.Aggregates, ag)
+				}
+			})
 		case "index":
 			p.fields(v, what+" index", nil, func(name string, k, v *yaml.Node) {
 				ei := &EntityIndex{Index: name, Pos: pos(k)}
@@ -826,6 +835,9 @@ func (p *parser) checkAttributeNames(m *Mapping) {
 		}
 		for _, em := range e.Embeds {
 			add(em.Attribute, em.Pos, "embed", "an embed")
+		}
+		for _, ag := range e.Aggregates {
+			add(ag.Attribute, ag.Pos, "aggregate", "an aggregate")
 		}
 		for _, ei := range e.Indexes {
 			ix := m.index(ei.Index)

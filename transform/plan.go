@@ -129,6 +129,7 @@ type entityPlan struct {
 	attrs     []*attrPlan
 	intos     [][]string // map attributes of copies with into, parents first
 	embeds    []*embedPlan
+	aggs      []*aggPlan
 	tableName string
 	// entityName is the value of the entity attribute, shared by the
 	// entity's items.
@@ -294,6 +295,14 @@ func (s *Source) compileEntity(m *mapping.Mapping, e *mapping.Entity, t *mapping
 			return nil, err
 		}
 		ep.embeds = append(ep.embeds, emp)
+	}
+	for _, ag := range e.Aggregates {
+		s.embedOf = append(s.embedOf, e.Name)
+		agp, err := s.compileAggregate(ag, cat)
+		if err != nil {
+			return nil, err
+		}
+		ep.aggs = append(ep.aggs, agp)
 	}
 	return ep, nil
 }
@@ -821,6 +830,16 @@ func (ep *entityPlan) apply(s *Source, row extract.Row, key *rowKey) (Item, *Row
 			continue
 		}
 		attrs[emp.em.Attribute] = av
+	}
+	for _, agp := range ep.aggs {
+		av, ok, col, err := agp.build(row.Values[agp.pos], al)
+		if err != nil {
+			problem(col, fmt.Errorf("aggregate %s: %w", agp.ag.Attribute, err))
+			continue
+		}
+		if ok {
+			attrs[agp.ag.Attribute] = av
+		}
 	}
 	if len(probs) > 0 {
 		return Item{}, ep.rowErrs(key, probs)

@@ -148,6 +148,9 @@ func New(plan *transform.Plan, cat *mapping.Catalog) (*Graph, error) {
 			}
 			e.direct = directKey(q.OrderBy, e.refNames())
 			e.via = fmt.Sprintf("%s embeds %s", src.EmbedEntity(i), e.table)
+			if em.Aggregate != "" {
+				e.via = fmt.Sprintf("%s aggregates %s into %s", src.EmbedEntity(i), e.table, em.Aggregate)
+			}
 			add(e)
 		}
 	}

@@ -161,6 +161,7 @@ func itemShape(e *mapping.Entity) []string {
 		out = append(out, "  - "+cellOr(inner, "every column"))
 	}
 	out = append(out, copyShape(e.Copies, "", "")...)
+	out = append(out, aggregateShape(e)...)
 	return out
 }
 
