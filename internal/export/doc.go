@@ -5,9 +5,9 @@
 // creates a new table from DYNAMODB_JSON files in S3 without consuming
 // write capacity, priced per GB of uncompressed data. An export is made by
 // engine.Export, which runs the same engine.Run as a migration into a
-// table (same snapshot,
-// transform, row errors, reject file, item checks and duplicate-key
-// detection, checkpoints and resume); only the target differs:
+// table (same snapshot, transform, row errors, reject file, item checks
+// and duplicate-key detection, checkpoints and resume); only the target
+// differs:
 //
 //	mapping ──► extract ──► transform ──► engine ──► Target (this package, a contract.Target)
 //	                                                  data/part-000001.json.gz ...
