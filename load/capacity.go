@@ -24,8 +24,10 @@ const (
 type TableCapacity struct {
 	// WCU is the write units per second the table takes at once: an
 	// on-demand table's warm throughput (OnDemandInitialWCU without one),
-	// a provisioned table's write capacity. 0 means unknown: the writer
-	// starts unlimited and measures what DynamoDB accepts.
+	// a provisioned table's write capacity (and its indexes'), which is
+	// also the most the writer sends unless Config.MaxWCU is set. 0 means
+	// unknown: the writer starts unlimited and measures what DynamoDB
+	// accepts.
 	WCU float64
 	// OnDemand says the table follows on-demand's doubling rule: beyond
 	// WCU it takes at most twice the peak it served within
@@ -37,8 +39,9 @@ type TableCapacity struct {
 }
 
 // CapacityOf is what the described table takes at once. A provisioned
-// table takes its provisioned write capacity (its warm throughput may be
-// higher, but the provisioned capacity is what it throttles at); an
+// table takes its provisioned write capacity and its global indexes'
+// (its warm throughput may be higher, but the provisioned capacity is
+// what it throttles at); an
 // on-demand table its warm throughput, or OnDemandInitialWCU when it
 // reports none (DynamoDB Local reports none).
 func CapacityOf(t *types.TableDescription) TableCapacity {
@@ -46,10 +49,18 @@ func CapacityOf(t *types.TableDescription) TableCapacity {
 		return TableCapacity{}
 	}
 	if t.BillingModeSummary == nil || t.BillingModeSummary.BillingMode != types.BillingModePayPerRequest {
-		if t.ProvisionedThroughput != nil {
-			return TableCapacity{WCU: float64(max(0, aws.ToInt64(t.ProvisionedThroughput.WriteCapacityUnits)))}
+		if t.ProvisionedThroughput == nil {
+			return TableCapacity{}
 		}
-		return TableCapacity{}
+		// The writer counts index writes in its units (ItemWriteUnits), and
+		// each global index has capacity of its own.
+		wcu := max(0, aws.ToInt64(t.ProvisionedThroughput.WriteCapacityUnits))
+		for _, ix := range t.GlobalSecondaryIndexes {
+			if ix.ProvisionedThroughput != nil && wcu > 0 {
+				wcu += max(0, aws.ToInt64(ix.ProvisionedThroughput.WriteCapacityUnits))
+			}
+		}
+		return TableCapacity{WCU: float64(wcu)}
 	}
 	c := TableCapacity{WCU: OnDemandInitialWCU, OnDemand: true}
 	if w := t.WarmThroughput; w != nil && aws.ToInt64(w.WriteUnitsPerSecond) > 0 {

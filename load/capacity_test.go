@@ -35,6 +35,11 @@ func TestCapacityOf(t *testing.T) {
 			ProvisionedThroughput: &types.ProvisionedThroughputDescription{WriteCapacityUnits: aws.Int64(3000)},
 			WarmThroughput:        &types.TableWarmThroughputDescription{WriteUnitsPerSecond: aws.Int64(8000)}},
 			TableCapacity{WCU: 3000}},
+		{"provisioned with indexes", &types.TableDescription{
+			ProvisionedThroughput: &types.ProvisionedThroughputDescription{WriteCapacityUnits: aws.Int64(3000)},
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndexDescription{
+				{ProvisionedThroughput: &types.ProvisionedThroughputDescription{WriteCapacityUnits: aws.Int64(500)}}, {}}},
+			TableCapacity{WCU: 3500}},
 		{"provisioned without a billing summary", &types.TableDescription{
 			ProvisionedThroughput: &types.ProvisionedThroughputDescription{WriteCapacityUnits: aws.Int64(50)}},
 			TableCapacity{WCU: 50}},
@@ -202,5 +207,21 @@ func TestLimiterCeilingDoubles(t *testing.T) {
 	l = newLimiter(clk, slog.New(slog.DiscardHandler), 3000, 25, TableCapacity{WCU: 4000, OnDemand: true})
 	if got := l.ceiling(clk.Now()); got != 3000 {
 		t.Errorf("ceiling with a maximum of 3000 = %v", got)
+	}
+}
+
+// A provisioned table's capacity is the highest rate, unless a maximum is
+// configured (as under auto scaling).
+func TestLimiterProvisionedCeiling(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		max, want float64
+	}{{0, 3000}, {5000, 5000}} {
+		clk := newFakeClock()
+		l := newLimiter(clk, slog.New(slog.DiscardHandler), tc.max, 25, TableCapacity{WCU: 3000})
+		drive(l, clk, 30*time.Second, 0, 1e4, func(float64) float64 { return 0 })
+		if got := l.Rate(); got != tc.want {
+			t.Errorf("max %v: rate after 30 s without refusals = %v, want %v", tc.max, got, tc.want)
+		}
 	}
 }
