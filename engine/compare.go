@@ -154,6 +154,8 @@ type table struct {
 	// plan and verify list them as problems, prune refuses it.
 	problems []load.TableProblem
 	billing  string // the table's capacity mode, for reports
+	// capacity is what the table takes at once (zero when it is missing).
+	capacity load.TableCapacity
 }
 
 // openTable describes the table. A missing table is not an error:
@@ -170,6 +172,7 @@ func openTable(ctx context.Context, c *CompareConfig) (*table, error) {
 	t.exists = true
 	check := load.InspectTable(TableConfig(c.Mapping, t.name).WithDefaults(), desc)
 	t.problems, t.billing = check.Problems, check.BillingSummary()
+	t.capacity = load.CapacityOf(desc)
 	if pk, sk := tableread.KeyNames(desc); pk != t.pk || sk != t.sk {
 		return nil, kinded(ErrTable, fmt.Errorf("table %s has key (%s, %s) but the mapping says (%s, %s): nothing to compare: %w", t.name, pk, sk, t.pk, t.sk, check.Err()))
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,6 +143,7 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		return nil, interrupted(ctx, "plan", err)
 	}
 	b.finish(src)
+	b.p.Capacity.Warm = warmLoad(&b.p.Capacity, tgt)
 	b.p.Capacity.Snapshot = snapshotHold(src, b.p.Capacity.EstimatedSeconds)
 	b.p.Reads = readsInfo(c, start)
 	b.p.Keys = keyUniqueness(src.keys)
@@ -358,4 +360,28 @@ func snapshotHold(src *source, runSeconds float64) *report.SnapshotHold {
 		h.Overrides = append(h.Overrides, report.Setting{Name: o.Name, Value: o.Value, Source: o.Source})
 	}
 	return h
+}
+
+// warmLoad is the load's duration at what the target table takes at once:
+// a missing table is assumed created by run --create-table, on demand and
+// not pre-warmed. Nil when the table's capacity is unknown.
+func warmLoad(c *report.Capacity, tgt *table) *report.WarmLoad {
+	tc, newTable := tgt.capacity, !tgt.exists
+	if newTable {
+		tc = load.TableCapacity{WCU: load.OnDemandInitialWCU, OnDemand: true}
+	}
+	var hot int64
+	for _, p := range append(slices.Clone(c.TopPartitionsByItems), c.TopPartitionsByBytes...) {
+		hot = max(hot, capacity.CollectionWriteUnits(capacity.Partition{Key: p.PK, Items: p.Items, Bytes: p.Bytes}))
+	}
+	w := capacity.WarmLoad(c.WriteUnits.Total, hot, tc)
+	if w.Table.WCU <= 0 {
+		return nil
+	}
+	billing := "provisioned"
+	if tc.OnDemand {
+		billing = "onDemand"
+	}
+	return &report.WarmLoad{Billing: billing, NewTable: newTable, WriteUnitsPerSecond: tc.WCU, MaxWriteUnitsPerSecond: tc.MaxWCU,
+		HotPartitionSeconds: w.HotSeconds, EstimatedSeconds: w.Seconds}
 }

@@ -74,7 +74,13 @@ func (t *tableTarget) Open(ctx context.Context) (contract.TargetInfo, error) {
 	}
 	check := load.InspectTable(t.cfg, desc)
 	info.ARN, info.ID, info.Created = check.ARN, check.ID, check.CreatedAt.UTC()
-	t.cfg.Logger.Info("target table", "table", t.cfg.Table, "billing", check.BillingSummary())
+	if t.cfg.Capacity == (load.TableCapacity{}) {
+		// The writer starts at what the table takes at once instead of
+		// flooding it and backing off.
+		t.cfg.Capacity = load.CapacityOf(desc)
+	}
+	t.cfg.Logger.Info("target table", "table", t.cfg.Table, "billing", check.BillingSummary(),
+		"start_wcu", t.cfg.Capacity.WCU, "on_demand_doubling", t.cfg.Capacity.OnDemand)
 	if err := check.Err(); err != nil {
 		return info, kinded(ErrTable, err)
 	}

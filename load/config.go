@@ -81,9 +81,19 @@ type Config struct {
 	StopGrace time.Duration
 
 	// MaxWCU caps write units per second (table plus indexes, see
-	// ItemWriteUnits). 0 means unlimited until DynamoDB first refuses
-	// writes; from then on the rate limiter paces the writer.
+	// ItemWriteUnits). 0 means no cap: the writer starts at Capacity, or
+	// unlimited when that is unknown, and the rate limiter paces it from
+	// what DynamoDB accepts.
 	MaxWCU float64
+	// Capacity is what the table takes when the write begins (CapacityOf
+	// its description): the rate the writer starts at, and for an
+	// on-demand table the doubling rule it keeps to. The zero value means
+	// unknown. The writer's units include index writes, which the table's
+	// capacity does not count, so the start is on the safe side.
+	Capacity TableCapacity
+	// WarmWCU, when positive, pre-warms the table EnsureTable creates for
+	// that many write units per second (CreateTable's WarmThroughput).
+	WarmWCU int64
 	// MinWCU is the floor below which throttling never pushes the rate.
 	// Default 25, at most MaxWCU.
 	MinWCU float64
@@ -243,6 +253,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxWCU < 0 {
 		bad("max WCU must not be negative, got %v", c.MaxWCU)
+	}
+	if c.Capacity.WCU < 0 || c.Capacity.MaxWCU < 0 {
+		bad("the table's capacity must not be negative, got %+v", c.Capacity)
+	}
+	if c.WarmWCU < 0 {
+		bad("warm WCU must not be negative, got %v", c.WarmWCU)
 	}
 	if c.MinWCU <= 0 {
 		bad("min WCU must be positive, got %v", c.MinWCU)

@@ -25,6 +25,9 @@
 //     proportion to the share refused, at most once per round trip, and
 //     only while the refusals follow the rate; 5xx, dropped connections
 //     and timeouts never do; it recovers within seconds (see ratelimit.go).
+//     It starts at what the table takes at once (Config.Capacity, from
+//     [CapacityOf] its description) and keeps an on-demand table to twice
+//     its peak of the last 30 minutes.
 //   - calls contract.Item.Ack only once DynamoDB acknowledged the item. Items that are
 //     still unacknowledged when Write returns an error are never acknowledged.
 //

@@ -35,7 +35,7 @@ func newTestLimiter(maxWCU, floor float64) (*limiter, *fakeClock, *syncBuffer) {
 	clk := newFakeClock()
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	return newLimiter(clk, log, maxWCU, floor), clk, &logs
+	return newLimiter(clk, log, maxWCU, floor, TableCapacity{}), clk, &logs
 }
 
 func mustWait(t *testing.T, l *limiter, units int) time.Duration {
@@ -115,7 +115,7 @@ func TestLimiterWaitDeadline(t *testing.T) {
 // times what the large request needs in its turn.
 func TestLimiterServesWaitersInOrder(t *testing.T) {
 	t.Parallel()
-	l := newLimiter(realClock{}, slog.New(slog.DiscardHandler), 1000, 1)
+	l := newLimiter(realClock{}, slog.New(slog.DiscardHandler), 1000, 1, TableCapacity{})
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()
 	if _, err := l.Wait(ctx, 1000, time.Time{}); err != nil { // empty the bucket

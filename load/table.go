@@ -30,7 +30,7 @@ const tableWait = 5 * time.Minute
 // EnsureTable creates cfg.Table if it does not exist: the partition key, the
 // sort key if any, and every index of cfg.Indexes (global and local), with
 // the key types and projections cfg gives (S and ALL by default), on-demand
-// billing; then waits until it is ACTIVE. If the table exists, it checks it
+// billing, pre-warmed for cfg.WarmWCU write units per second if set; then waits until it is ACTIVE. If the table exists, it checks it
 // with InspectTable and explains every way it cannot serve cfg (an error
 // wrapping ErrTableMismatch), then waits until it is ACTIVE.
 func EnsureTable(ctx context.Context, client TableAPI, cfg Config) error {
@@ -103,6 +103,11 @@ func createTableInput(cfg Config) *dynamodb.CreateTableInput {
 		TableName:   aws.String(cfg.Table),
 		KeySchema:   keySchema(cfg.PartitionKey, cfg.SortKey),
 		BillingMode: types.BillingModePayPerRequest,
+	}
+	if cfg.WarmWCU > 0 {
+		// Pre-warmed for the load's peak: a new on-demand table takes
+		// OnDemandInitialWCU at once, and twice its previous peak after.
+		in.WarmThroughput = &types.WarmThroughput{WriteUnitsPerSecond: aws.Int64(cfg.WarmWCU)}
 	}
 	for _, ix := range cfg.Indexes {
 		def(ix.PartitionKey, ix.PartitionKeyType)

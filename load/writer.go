@@ -68,7 +68,7 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 		cfg:     cfg,
 		clk:     clk,
 		backoff: newBackoff(cfg.RetryBaseDelay, cfg.RetryMaxDelay),
-		limiter: newLimiter(clk, cfg.Logger, cfg.MaxWCU, cfg.MinWCU),
+		limiter: newLimiter(clk, cfg.Logger, cfg.MaxWCU, cfg.MinWCU, cfg.Capacity),
 		checks:  checks,
 		seed:    checks.dedupe.seed,
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,6 +259,12 @@ func TestPlanAndVerify(t *testing.T) {
 			cp.EstimatedCostUSD <= 0 || cp.MaxItem == nil || len(cp.SizeHistogram) == 0 || len(cp.TopPartitionsByItems) == 0 {
 			t.Errorf("capacity %+v", cp)
 		}
+		// DynamoDB Local's on-demand table reports no warm throughput: a
+		// new on-demand table's 4,000 write units/s.
+		if w := cp.Warm; w == nil || w.Billing != "onDemand" || w.NewTable || w.WriteUnitsPerSecond != 4000 ||
+			math.Abs(w.EstimatedSeconds-max(float64(cp.WriteUnits.Total)/4000, w.HotPartitionSeconds)) > 1e-9 || w.HotPartitionSeconds <= 0 {
+			t.Errorf("warm load %+v for %d write units", cp.Warm, cp.WriteUnits.Total)
+		}
 		if len(cp.Shards) != 1 || !strings.Contains(b.output, fmt.Sprintf("padded to %d", cp.Shards[0].Count)) || cp.Shards[0].SampleItems == 0 {
 			t.Errorf("plan shards %+v, run said:\n%s", cp.Shards, b.output)
 		}
@@ -304,8 +311,11 @@ func TestPlanAndVerify(t *testing.T) {
 		if c == nil || c.Billing != "PAY_PER_REQUEST" || len(c.Keys) != 2 || c.Keys[0] != (report.KeyAttribute{Name: "PK", Type: "S", Role: "partition"}) || len(c.Indexes) != 2 || c.Indexes[1].Name != "GSI2" || c.Indexes[1].Projection != "ALL" {
 			t.Errorf("table to create: %+v", c)
 		}
+		if w := p.Capacity.Warm; w == nil || !w.NewTable || w.Billing != "onDemand" || w.WriteUnitsPerSecond != 4000 || w.EstimatedSeconds <= 0 {
+			t.Errorf("warm load of the table to create: %+v", w)
+		}
 		out, _, _ := runCLI(t, "plan", bookstoreMapping, "--pg", b.pg, "--endpoint", b.endpoint, "--table", b.table+"-missing", "--color", "never")
-		for _, want := range []string{"migrate run needs --create-table", "table keys: partition PK (S), sort SK (S)", "global index GSI2: partition GSI2PK (S), sort GSI2SK (S); projection ALL"} {
+		for _, want := range []string{"a new on-demand table's 4,000 write units/s", "migrate run needs --create-table", "table keys: partition PK (S), sort SK (S)", "global index GSI2: partition GSI2PK (S), sort GSI2SK (S); projection ALL"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("plan text lacks %q:\n%s", want, out)
 			}

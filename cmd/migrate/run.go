@@ -31,6 +31,7 @@ type runOpts struct {
 	sdkCalls    bool
 
 	maxWCU          float64
+	warmWCU         int64
 	minWCU          float64
 	window          int
 	maxBatchElapsed time.Duration
@@ -119,6 +120,7 @@ func (o *runOpts) validate() error {
 		checkPostgres("run", o.pg, o.pgFrom),
 		checkFinite("run", "--max-wcu", o.maxWCU),
 		checkFinite("run", "--min-wcu", o.minWCU),
+		checkWarmWCU("run", o.warmWCU, o.createTable),
 		checkWhere("run", "--from-export", o.fromExport, false),
 		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
 		checkDir("run", "--temp-dir", o.tempDir),
@@ -193,6 +195,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing, and wait until it is ACTIVE")
 	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls (default: 32 per processor, 8 to 128)")
 	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, sdkMiddlewareUsage)
+	f.Int64Var(&o.warmWCU, "warm-wcu", 0, "with --create-table: pre-warm the new table for this many write units per second (its warm throughput; 0 = none, a new on-demand table takes 4,000 at once)")
 	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second, table plus indexes (0 = no cap; the writer still slows down when throttled)")
 	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer, in write units per second (0 = %d)", load.DefaultMinWCU))
 	f.IntVar(&o.window, "window", 0, fmt.Sprintf("items buffered to spread consecutive writes over partitions (0 = %d); a smaller window checkpoints sooner", load.DefaultWindow))
@@ -253,6 +256,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 			SDKMiddleware:   o.sdkCalls,
 			MaxWCU:          o.maxWCU,
 			MinWCU:          o.minWCU,
+			WarmWCU:         o.warmWCU,
 			Window:          o.window,
 			MaxBatchElapsed: o.maxBatchElapsed,
 			CallTimeout:     o.calls.callTimeout,

@@ -56,6 +56,12 @@ func TestRunUsage(t *testing.T) {
 		{"max rejects without reject", []string{"--max-rejects", "3"}, exitUsage, []string{"apply only with --on-error reject"}},
 		{"max rejects below -1", []string{"--on-error", "reject", "--max-rejects", "-2"}, exitUsage, []string{"--max-rejects must be -1"}},
 		{"negative max-wcu", []string{"--max-wcu", "-5"}, exitUsage, []string{"--max-wcu must not be negative"}},
+		{"negative warm-wcu", []string{"--create-table", "--warm-wcu", "-5"}, exitUsage, []string{"--warm-wcu must not be negative"}},
+		{"warm-wcu without create-table", []string{"--warm-wcu", "8000"}, exitUsage, []string{"--warm-wcu applies only with --create-table"}},
+		{"warm-wcu below a new table's", []string{"--create-table", "--warm-wcu", "1000"}, exitUsage, []string{"--warm-wcu must be at least 4000", "got 1000"}},
+		{"warm-wcu not a number", []string{"--create-table", "--warm-wcu", "lots"}, exitUsage, []string{`invalid argument "lots"`}},
+		// Passes the check, then fails to connect.
+		{"warm-wcu with create-table", []string{"--create-table", "--warm-wcu", "12000"}, exitFailure, []string{"connect to postgres"}},
 		{"negative max-batch-elapsed", []string{"--max-batch-elapsed", "-1s"}, exitUsage, []string{"--max-batch-elapsed must not be negative"}},
 		{"bad duration", []string{"--max-batch-elapsed", "soon"}, exitUsage, []string{"invalid argument \"soon\""}},
 		{"resume and fresh", []string{"--resume", "--fresh"}, exitUsage, []string{"--resume and --fresh exclude each other"}},

@@ -68,8 +68,15 @@ func (p *Proxy) write(w http.ResponseWriter, r *http.Request, body []byte) {
 	withhold := make([]bool, len(reqs))
 	refused := 0
 	p.mu.Lock()
-	now := time.Now()
+	now := p.now()
 	p.table.refill(now)
+	if c := p.cfg.Capacity; c.OnDemand {
+		// The rate beyond which DynamoDB throttles an on-demand table:
+		// twice its peak within the window, or what it took at once.
+		p.table.rate = max(c.TableWCU, 2*p.peaks.peak(now, c.PeakWindow))
+		p.table.size = p.table.rate * c.Burst.Seconds()
+		p.table.tokens = min(p.table.tokens, p.table.size)
+	}
 	for i := range p.partitions {
 		p.partitions[i].refill(now)
 	}
@@ -80,6 +87,7 @@ func (p *Proxy) write(w http.ResponseWriter, r *http.Request, body []byte) {
 			part.take(rq.units)
 			p.stats.Written++
 			p.stats.WriteUnits += rq.units
+			p.peaks.add(now, rq.units)
 			continue
 		}
 		withhold[i] = true
@@ -152,32 +160,39 @@ func (p *Proxy) partitionOf(raw json.RawMessage) int {
 }
 
 // StartSink returns a started Proxy whose upstream is an in-process
-// endpoint that acknowledges every write and answers nothing else of
-// interest: for measuring a writer against faults and capacity limits
-// without an engine's own cost. No request leaves the process.
+// endpoint that acknowledges every write and describes any table as the
+// emulated capacity has it (DescribeTable: a provisioned table of TableWCU,
+// an on-demand one warm for TableWCU, or on demand without a table limit),
+// and answers nothing else of interest: for measuring a writer against
+// faults and capacity limits without an engine's own cost. No request
+// leaves the process.
 func StartSink(cfg Config) (*Proxy, error) {
 	p, err := New("http://sink.invalid", cfg)
 	if err != nil {
 		return nil, err
 	}
 	p.upstream = &url.URL{Scheme: "http", Host: "sink.invalid"}
-	p.client = &http.Client{Transport: sink{}}
+	p.client = &http.Client{Transport: sink{cfg.Capacity}}
 	p.srv = httptest.NewServer(p)
 	return p, nil
 }
 
 // sink is an http.RoundTripper that plays a DynamoDB endpoint accepting
-// every write.
-type sink struct{}
+// every write, its tables of the capacity given.
+type sink struct{ capacity Capacity }
 
-func (sink) RoundTrip(r *http.Request) (*http.Response, error) {
+func (s sink) RoundTrip(r *http.Request) (*http.Response, error) {
+	var req []byte
 	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
+		req, _ = io.ReadAll(r.Body)
 		r.Body.Close()
 	}
 	body := `{}`
-	if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".BatchWriteItem") {
+	switch target := r.Header.Get("X-Amz-Target"); {
+	case strings.HasSuffix(target, ".BatchWriteItem"):
 		body = `{"UnprocessedItems":{}}`
+	case strings.HasSuffix(target, ".DescribeTable"):
+		body = s.describe(req)
 	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/x-amz-json-1.0")
@@ -186,4 +201,76 @@ func (sink) RoundTrip(r *http.Request) (*http.Response, error) {
 		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r,
 	}, nil
+}
+
+// peakTracker keeps the most write units accepted in one second (seconds
+// counted from the first write) within a window: an on-demand table's
+// previous peak.
+type peakTracker struct {
+	slot  time.Time // start of the current second
+	units float64   // accepted in it
+	// maxes are the seconds that may still be the peak: times increasing,
+	// units decreasing.
+	maxes []peakAt
+}
+
+type peakAt struct {
+	at    time.Time
+	units float64
+}
+
+func (p *peakTracker) add(now time.Time, units float64) {
+	p.roll(now)
+	p.units += units
+}
+
+// roll closes the current second once now is past it.
+func (p *peakTracker) roll(now time.Time) {
+	if p.slot.IsZero() {
+		p.slot = now
+		return
+	}
+	if now.Sub(p.slot) < time.Second {
+		return
+	}
+	for len(p.maxes) > 0 && p.maxes[len(p.maxes)-1].units <= p.units {
+		p.maxes = p.maxes[:len(p.maxes)-1]
+	}
+	p.maxes = append(p.maxes, peakAt{p.slot, p.units})
+	p.slot, p.units = p.slot.Add(now.Sub(p.slot).Truncate(time.Second)), 0
+}
+
+// peak is the most units of a whole second within window before now.
+func (p *peakTracker) peak(now time.Time, window time.Duration) float64 {
+	p.roll(now)
+	n := 0
+	for n < len(p.maxes) && now.Sub(p.maxes[n].at) > window {
+		n++
+	}
+	p.maxes = p.maxes[n:]
+	if len(p.maxes) == 0 {
+		return 0
+	}
+	return p.maxes[0].units
+}
+
+// describe answers DescribeTable for the table the request names.
+func (s sink) describe(req []byte) string {
+	var in struct{ TableName string }
+	_ = json.Unmarshal(req, &in)
+	t := map[string]any{"TableName": in.TableName, "TableStatus": "ACTIVE"}
+	wcu := int64(math.Round(s.capacity.TableWCU))
+	switch {
+	case s.capacity.TableWCU > 0 && !s.capacity.OnDemand:
+		t["BillingModeSummary"] = map[string]any{"BillingMode": "PROVISIONED"}
+		t["ProvisionedThroughput"] = map[string]any{"ReadCapacityUnits": wcu, "WriteCapacityUnits": wcu}
+	default:
+		t["BillingModeSummary"] = map[string]any{"BillingMode": "PAY_PER_REQUEST"}
+		t["ProvisionedThroughput"] = map[string]any{"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+		if s.capacity.OnDemand {
+			t["WarmThroughput"] = map[string]any{"WriteUnitsPerSecond": wcu, "ReadUnitsPerSecond": 3 * wcu, "Status": "ACTIVE"}
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"Table": t})
+	return string(b)
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -159,6 +161,104 @@ func TestWriteUnitsBySizeRules(t *testing.T) {
 	for _, tt := range tests {
 		if got := writeUnits([]byte(tt.put)); got != tt.want {
 			t.Errorf("%s: writeUnits = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// An on-demand table takes its TableWCU at once, then twice its peak
+// second within the window, and forgets a peak after the window.
+func TestCapacityOnDemandDoubles(t *testing.T) {
+	t.Parallel()
+	var clock atomic.Int64 // nanoseconds since start
+	start := time.Unix(1_000_000, 0)
+	p, err := StartSink(Config{Capacity: Capacity{TableWCU: 100, OnDemand: true, PeakWindow: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	p.mu.Lock()
+	p.now = func() time.Time { return start.Add(time.Duration(clock.Load())) }
+	p.table = newBucket(100, time.Second, p.now())
+	p.mu.Unlock()
+	c := client(p.URL())
+	calls := 0
+	// written sends 1-unit puts, 25 a call, until a call is refused in
+	// whole or in part, and returns the units written.
+	written := func() int {
+		n := 0
+		for range 100 {
+			calls++
+			out, err := c.BatchWriteItem(context.Background(), puts(fmt.Sprint(calls), 25, []string{"p"}, 10))
+			var pte *types.ProvisionedThroughputExceededException
+			switch {
+			case errors.As(err, &pte):
+				return n
+			case err != nil:
+				t.Fatal(err)
+			}
+			n += 25 - len(out.UnprocessedItems["t"])
+			if len(out.UnprocessedItems["t"]) > 0 {
+				return n
+			}
+		}
+		t.Fatal("no call refused")
+		return n
+	}
+	at := func(d time.Duration) { clock.Store(int64(d)) }
+	for _, step := range []struct {
+		at   time.Duration
+		want int
+		why  string
+	}{
+		{0, 100, "a new table takes TableWCU at once"},
+		{time.Second, 100, "the bucket refilled at the old rate"},
+		{10 * time.Second, 200, "twice the peak second (100)"},
+		{11 * time.Second, 200, "the bucket refilled at 200/s"},
+		{20 * time.Second, 400, "twice the new peak (200)"},
+		{2 * time.Minute, 100, "the peaks are older than the window"},
+	} {
+		at(step.at)
+		if got := written(); got != step.want {
+			t.Errorf("at %v: %d units written, want %d (%s)", step.at, got, step.want, step.why)
+		}
+	}
+	if _, err := New("http://x", Config{Capacity: Capacity{OnDemand: true}}); err == nil {
+		t.Error("an on-demand table without TableWCU accepted")
+	}
+}
+
+// The sink describes tables as the capacity has them, for a writer to
+// start at.
+func TestSinkDescribes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		capacity Capacity
+		billing  types.BillingMode
+		wcu      int64
+		warm     int64
+	}{
+		{Capacity{TableWCU: 3000}, types.BillingModeProvisioned, 3000, 0},
+		{Capacity{TableWCU: 6000, OnDemand: true}, types.BillingModePayPerRequest, 0, 6000},
+		{Capacity{PartitionWCU: 1000, PartitionKey: "PK"}, types.BillingModePayPerRequest, 0, 0},
+	} {
+		p, err := StartSink(Config{Capacity: tc.capacity})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := client(p.URL()).DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("bench")})
+		p.Close()
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.capacity, err)
+		}
+		d := out.Table
+		warm := int64(0)
+		if d.WarmThroughput != nil {
+			warm = aws.ToInt64(d.WarmThroughput.WriteUnitsPerSecond)
+		}
+		if aws.ToString(d.TableName) != "bench" || d.BillingModeSummary.BillingMode != tc.billing ||
+			aws.ToInt64(d.ProvisionedThroughput.WriteCapacityUnits) != tc.wcu || warm != tc.warm {
+			t.Errorf("%+v: described %s, %s, %d WCU, warm %d", tc.capacity, aws.ToString(d.TableName), d.BillingModeSummary.BillingMode,
+				aws.ToInt64(d.ProvisionedThroughput.WriteCapacityUnits), warm)
 		}
 	}
 }

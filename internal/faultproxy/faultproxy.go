@@ -12,7 +12,7 @@
 //
 // It can also emulate provisioned throughput (Config.Capacity): a table's
 // and each partition's write units per second, refusing writes beyond them
-// as DynamoDB does, so that a writer's rate control can be measured against
+// as DynamoDB does, or an on-demand table's doubling rule, so that a writer's rate control can be measured against
 // known limits. StartSink gives it an in-process upstream that acknowledges
 // every write, for throughput benchmarks.
 //
@@ -114,6 +114,15 @@ type Capacity struct {
 	// (DynamoDB keeps up to 300 s, which would hide a writer's steady state
 	// for minutes).
 	Burst time.Duration
+	// OnDemand makes the table limit an on-demand table's: it takes
+	// TableWCU at once (a new table's 4,000, or its warm throughput) and
+	// beyond that at most twice the most write units it accepted in one
+	// second within PeakWindow: DynamoDB's doubling rule. Requires
+	// TableWCU.
+	OnDemand bool
+	// PeakWindow is how long an on-demand table remembers a peak. Default
+	// 30 minutes, as DynamoDB.
+	PeakWindow time.Duration
 }
 
 func (c Capacity) enabled() bool { return c.TableWCU > 0 || c.PartitionWCU > 0 }
@@ -153,6 +162,8 @@ type Proxy struct {
 	stats      Stats
 	table      bucket
 	partitions []bucket
+	peaks      peakTracker      // write units accepted per second, for OnDemand
+	now        func() time.Time // time.Now; tests move it
 }
 
 // New returns a Proxy forwarding to upstream (e.g. "http://127.0.0.1:8000").
@@ -180,7 +191,10 @@ func New(upstream string, cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("faultproxy: capacity %+v: rates, partitions and burst must be positive", *c)
 	case c.PartitionWCU > 0 && c.PartitionKey == "":
 		return nil, errors.New("faultproxy: a partition capacity needs the partition key attribute")
+	case c.OnDemand && c.TableWCU <= 0:
+		return nil, errors.New("faultproxy: an on-demand table needs the write units it takes at once (TableWCU)")
 	}
+	c.PeakWindow = cmp.Or(c.PeakWindow, 30*time.Minute)
 	p := &Proxy{
 		upstream: u,
 		cfg:      cfg,
@@ -189,10 +203,11 @@ func New(upstream string, cfg Config) (*Proxy, error) {
 			MaxIdleConnsPerHost: 64,
 		}},
 		seen:  map[uint64]uint64{},
+		now:   time.Now,
 		calls: map[string]int{},
 		stats: Stats{Requests: map[string]int{}, Faults: map[Fault]int{}},
 	}
-	now := time.Now()
+	now := p.now()
 	p.table = newBucket(c.TableWCU, c.Burst, now)
 	for range c.Partitions {
 		p.partitions = append(p.partitions, newBucket(c.PartitionWCU, c.Burst, now))

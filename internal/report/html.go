@@ -112,9 +112,14 @@ func newPage(p *Plan) *page {
 		text("Write units for creates and changes alone", count(c.WriteUnits.CreatesAndChanges)),
 		text("On-demand cost", dollars(c.EstimatedCostUSD)+" at $"+number(c.PricePerMillionWriteUnits)+" per million write units"),
 		text("Duration", duration(c.EstimatedSeconds)+" at "+number(c.WriteRate)+" items/s ("+count(int64(wps+0.5))+" write units/s)"),
+	}
+	if c.Warm != nil {
+		pg.Facts = append(pg.Facts, text("Duration at warm throughput", warmLine(c.Warm)))
+	}
+	pg.Facts = append(pg.Facts,
 		text("Import from S3 instead", importLine(c.Import)),
 		text("Cheaper", cheaperLine(c)),
-	}
+	)
 	if c.Snapshot != nil {
 		pg.Facts = append(pg.Facts, text("Source snapshot", snapshotLine(c.Snapshot)))
 	}

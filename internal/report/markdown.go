@@ -143,6 +143,9 @@ func capacityMarkdown(m *md, c *Capacity) {
 		{"on-demand cost", fmt.Sprintf("**%s** at $%s per million write units", dollars(c.EstimatedCostUSD), number(c.PricePerMillionWriteUnits))},
 		{"duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5)))},
 	}
+	if c.Warm != nil {
+		facts = append(facts, []string{"warm load", warmLine(c.Warm)})
+	}
 	if sn := c.Snapshot; sn != nil {
 		facts = append(facts, []string{"snapshot", snapshotLine(sn)})
 		for _, o := range sn.Overrides {

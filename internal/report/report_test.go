@@ -57,6 +57,7 @@ func samplePlan() *Plan {
 			MaxItem:                   &ItemRef{Key: Key{PK: "CUSTOMER#7", SK: "PROFILE"}, Entity: "Customer"},
 			WriteUnits:                WriteUnits{Table: 2349, Indexes: 2339, Total: 4688, CreatesAndChanges: 18},
 			PricePerMillionWriteUnits: 0.625, EstimatedCostUSD: 0.00293, WriteRate: 1000, EstimatedSeconds: 2.349,
+			Warm:                 &WarmLoad{Billing: "onDemand", NewTable: true, WriteUnitsPerSecond: 4000, HotPartitionSeconds: 0.048, EstimatedSeconds: 1.172},
 			Import:               ImportPath{UncompressedBytes: 611_000, PricePerGB: 0.15, EstimatedCostUSD: 0.0000854, GBPerHour: 20, OverheadSeconds: 300, EstimatedSeconds: 300.1},
 			Cheaper:              "import",
 			SizeHistogram:        []SizeBin{{0, 128, 80}, {128, 256, 1900}, {256, 512, 350}, {512, 1024, 17}, {1024, 2048, 2}},

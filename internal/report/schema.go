@@ -213,6 +213,9 @@ type Capacity struct {
 	// EstimatedSeconds the load's duration at that rate.
 	WriteRate        float64 `json:"writeRate"`
 	EstimatedSeconds float64 `json:"estimatedSeconds"`
+	// Warm is the load's duration at what the target table takes at once
+	// (absent when that is unknown). Added within v1.
+	Warm *WarmLoad `json:"warm,omitempty"`
 
 	// SizeHistogram counts items by size, from the first bin to the last
 	// non-empty one.
@@ -413,4 +416,27 @@ type EntityVerify struct {
 	ExpectedHash string `json:"expectedHash"` // 64 hex digits
 	ActualHash   string `json:"actualHash"`
 	Match        bool   `json:"match"`
+}
+
+// WarmLoad is the load's duration at what the target table takes at once:
+// a provisioned table's write capacity; an on-demand table's warm
+// throughput (a new table's 4,000 write units/s when the table is still
+// to be created or reports none), doubled every 30 minutes at most (DynamoDB
+// takes twice the previous peak within 30 minutes, not more), up to its
+// maximum; and no less than the largest item collection takes at 1,000
+// write units/s per partition.
+type WarmLoad struct {
+	// Billing is "provisioned" or "onDemand".
+	Billing string `json:"billing"`
+	// NewTable says the table does not exist yet: a new on-demand table
+	// (migrate run --create-table, without --warm-wcu) is assumed.
+	NewTable bool `json:"newTable"`
+	// WriteUnitsPerSecond is what the table takes at once.
+	WriteUnitsPerSecond float64 `json:"writeUnitsPerSecond"`
+	// MaxWriteUnitsPerSecond is an on-demand table's maximum, 0 for none.
+	MaxWriteUnitsPerSecond float64 `json:"maxWriteUnitsPerSecond"`
+	// HotPartitionSeconds is how long the largest item collection takes
+	// alone at 1,000 write units/s.
+	HotPartitionSeconds float64 `json:"hotPartitionSeconds"`
+	EstimatedSeconds    float64 `json:"estimatedSeconds"`
 }

@@ -223,6 +223,9 @@ func capacityText(t *tw, c *Capacity, maxDetails int) {
 		wps = float64(c.WriteUnits.Total) / c.EstimatedSeconds
 	}
 	add("duration", fmt.Sprintf("%s at %s items/s (%s write units/s)", duration(c.EstimatedSeconds), number(c.WriteRate), count(int64(wps+0.5))))
+	if c.Warm != nil {
+		add("warm load", warmLine(c.Warm))
+	}
 	if sn := c.Snapshot; sn != nil {
 		add("snapshot", snapshotLine(sn))
 		for _, o := range sn.Overrides {
@@ -529,4 +532,22 @@ func Count(n int64) string { return count(n) }
 func snapshotLine(sn *SnapshotHold) string {
 	return fmt.Sprintf("a run holds the source's snapshot about %s (reading is paced by the writes; VACUUM keeps what it may see meanwhile); this plan held it %s, about what migrate export would",
 		duration(sn.RunSeconds), duration(sn.PlanSeconds))
+}
+
+// warmLine describes the load's duration at the table's warm throughput.
+func warmLine(w *WarmLoad) string {
+	var table string
+	switch {
+	case w.Billing == "provisioned":
+		table = fmt.Sprintf("the table's provisioned %s write units/s", count(int64(w.WriteUnitsPerSecond+0.5)))
+	case w.NewTable:
+		table = fmt.Sprintf("a new on-demand table's %s write units/s, doubling every 30 min at most", count(int64(w.WriteUnitsPerSecond+0.5)))
+	default:
+		table = fmt.Sprintf("the table's warm %s write units/s (on demand), doubling every 30 min at most", count(int64(w.WriteUnitsPerSecond+0.5)))
+	}
+	if w.MaxWriteUnitsPerSecond > 0 {
+		table += fmt.Sprintf(" up to its maximum of %s", count(int64(w.MaxWriteUnitsPerSecond+0.5)))
+	}
+	return fmt.Sprintf("%s at %s; the largest item collection alone takes %s at 1,000 write units/s per partition",
+		duration(w.EstimatedSeconds), table, duration(w.HotPartitionSeconds))
 }
