@@ -232,7 +232,7 @@ func TestImportCountsDifferOrTableExists(t *testing.T) {
 // projections; a mapping with a local index cannot be imported.
 func TestImportRequestKeyTypesAndLocalIndexes(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../testdata/transform/key_types_lsi_projection/mapping.yaml")
+	data, err := os.ReadFile("../../testdata/transform/key_types_lsi_projection/mapping.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestImportRequestKeyTypesAndLocalIndexes(t *testing.T) {
 // --file-size that fits; export stops instead of writing file 50,001.
 func TestImportFileLimit(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../testdata/transform/basic_entity/mapping.yaml")
+	data, err := os.ReadFile("../../testdata/transform/basic_entity/mapping.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
