@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -163,14 +165,22 @@ func decodeValue(v any) (types.AttributeValue, error) {
 	panic("unreachable")
 }
 
-// compressor returns a writer compressing into w. Output depends only on
-// the bytes written: no names or times in headers, one encoder goroutine.
+// compressor returns a writer compressing into w on up to GOMAXPROCS
+// goroutines: one would be the export's bottleneck. Output depends only on
+// the bytes written (no names or times in headers; segments cut at fixed
+// offsets of the input), not on the number of goroutines.
 func compressor(w io.Writer, compression string) (io.WriteCloser, error) {
+	return compressorN(w, compression, runtime.GOMAXPROCS(0))
+}
+
+func compressorN(w io.Writer, compression string, n int) (io.WriteCloser, error) {
 	switch compression {
 	case CompressionGzip:
-		return gzip.NewWriterLevel(w, gzip.DefaultCompression)
+		return newParallelGzip(w, flate.DefaultCompression, n), nil
 	case CompressionZstd:
-		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
+		// Concurrent blocks: the input is cut into jobs of a fixed size,
+		// compressed at once, into one frame.
+		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(max(n, 2)), zstd.WithConcurrentBlocks(true))
 	case CompressionNone:
 		return nopCloser{w}, nil
 	}
