@@ -35,6 +35,11 @@ type TargetStart struct {
 	// file), so that no checkpoint is taken in the middle of it: the state
 	// file then always records whole groups.
 	Atomically func(f func())
+	// UniqueEntities are the entities whose keys the source proves unique
+	// (mapping.ProveUniqueKeys), whose items a run into a table does not
+	// check for duplicate keys (load.Config.UniqueEntities): a target that
+	// checks items as the table's writer does skips the same checks.
+	UniqueEntities []string
 }
 
 // startTarget calls the target's Start, if it has one.
@@ -47,7 +52,7 @@ func startTarget(ctx context.Context, t Target, src *source, prev *checkpoint.St
 		commits.Lock()
 		defer commits.Unlock()
 		f()
-	}}
+	}, UniqueEntities: src.keys.UniqueEntities()}
 	if prev != nil {
 		for _, s := range prev.Sources {
 			for _, c := range s.Entities {
