@@ -15,7 +15,8 @@ import (
 // building the intermediate maps: hashing every item of a table is the
 // hot loop of verify.
 func appendCanonicalMap(dst []byte, m map[string]types.AttributeValue) []byte {
-	names := make([]string, 0, len(m))
+	var stack [24]string // most items have fewer attributes: no allocation
+	names := stack[:0]
 	for k := range m {
 		names = append(names, k)
 	}

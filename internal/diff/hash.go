@@ -19,6 +19,12 @@ func Canonical(item map[string]types.AttributeValue) ([]byte, error) {
 	return appendCanonicalMap(nil, item), nil
 }
 
+// AppendCanonical appends the item's canonical JSON (see Canonical) to
+// dst, so that a caller encoding many items can reuse one buffer.
+func AppendCanonical(dst []byte, item map[string]types.AttributeValue) []byte {
+	return appendCanonicalMap(dst, item)
+}
+
 // canonicalSlow is the definition Canonical implements directly: the JSON
 // encoding of transform.JSONItem of the normalized item. Tests check that
 // both agree byte for byte.
