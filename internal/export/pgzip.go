@@ -23,11 +23,11 @@ const gzipWindow = 32 << 10
 // parallelGzip writes one gzip member (RFC 1952) whose deflate stream is
 // compressed on up to n goroutines, the way github.com/klauspost/pgzip
 // does (a module this project does not depend on): the input is cut into
-// segments of
-// gzipSegment bytes; each is deflated on its own, its encoder primed with
-// the 32 KiB before it, and ends with a sync flush (a byte-aligned empty
-// stored block, not final), so that the segments' outputs, written in
-// order, form one deflate stream, which the last segment ends. The cuts
+// segments of gzipSegment bytes; each is deflated on its own, its encoder
+// primed with the 32 KiB before it, and ends with a sync flush (a
+// byte-aligned empty stored block, not final), so that the segments'
+// outputs, written in order, form one deflate stream, which the last
+// segment ends. The cuts
 // fall at fixed offsets of the input, so the output depends only on the
 // bytes written, not on how Write was called nor on n. Not safe for
 // concurrent use.
