@@ -33,10 +33,10 @@ import (
 // gzip) and `migrate run` into the in-process endpoint (at its default
 // --concurrency, as a user runs it) in turn, each a whole process over the
 // same seeded source, and reports per compression the median of each
-// round's ratio export ÷ run of items/s, the export's items/s, MB/s of
-// DYNAMODB_JSON (uncompressed, what Import from S3 reads and bills; 10^6
-// bytes) and CPU per item (user+sys), and the highest load average a round
-// started with.
+// round's ratios export ÷ run of items/s and of CPU per item, the
+// export's items/s, MB/s of DYNAMODB_JSON (uncompressed, what Import from
+// S3 reads and bills; 10^6 bytes) and CPU per item (user+sys), and the
+// highest load average a round started with.
 func BenchmarkExportVsRun(b *testing.B) {
 	e := newBenchEnv(b)
 	rounds := benchRounds(b)
@@ -44,6 +44,7 @@ func BenchmarkExportVsRun(b *testing.B) {
 	ratios := map[string][]float64{}
 	exports := map[string][]measure{}
 	mbps := map[string][]float64{}
+	cpus := map[string][]float64{}
 	var runs []measure
 	var loads []float64
 	b.ResetTimer()
@@ -64,6 +65,7 @@ func BenchmarkExportVsRun(b *testing.B) {
 				exports[comp] = append(exports[comp], x)
 				ratios[comp] = append(ratios[comp], x.itemsPerSec()/run.itemsPerSec())
 				mbps[comp] = append(mbps[comp], float64(raw)/1e6/x.wall.Seconds())
+				cpus[comp] = append(cpus[comp], x.cpuPerItem()/run.cpuPerItem())
 				line += fmt.Sprintf(" run %.0f items/s (%.1f µs CPU/item), export %s %.0f items/s, %.1f MB/s (%.1f µs CPU/item, %.0f MiB): %.2fx;",
 					run.itemsPerSec(), run.cpuPerItem(), comp, x.itemsPerSec(), mbps[comp][len(mbps[comp])-1], x.cpuPerItem(), float64(x.maxRSS)/(1<<20), ratios[comp][len(ratios[comp])-1])
 				os.RemoveAll(dir)
@@ -76,6 +78,7 @@ func BenchmarkExportVsRun(b *testing.B) {
 		b.ReportMetric(median(mapSlice(exports[comp], measure.itemsPerSec)), comp+"-items/s")
 		b.ReportMetric(median(mbps[comp]), comp+"-MB/s")
 		b.ReportMetric(median(mapSlice(exports[comp], measure.cpuPerItem)), comp+"-cpu-µs/item")
+		b.ReportMetric(median(cpus[comp]), comp+"-cpu/run")
 	}
 	b.ReportMetric(median(mapSlice(runs, measure.itemsPerSec)), "run-items/s")
 	b.ReportMetric(median(mapSlice(runs, measure.cpuPerItem)), "run-cpu-µs/item")
