@@ -529,6 +529,7 @@ func BenchmarkReadOnly(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for r := range rounds {
+			load := loadAverage()
 			read := e.child(b, "read")
 			start := time.Now()
 			if out, err := exec.Command("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", script, e.pg).CombinedOutput(); err != nil {
@@ -536,8 +537,8 @@ func BenchmarkReadOnly(b *testing.B) {
 			}
 			copyWall := time.Since(start)
 			ratios = append(ratios, read.wall.Seconds()/copyWall.Seconds())
-			b.Logf("round %d: read pass %.2fs (%d rows, %.1f µs CPU/row), psql \\copy %.2fs: %.2fx",
-				r+1, read.wall.Seconds(), read.items, read.cpuPerItem(), copyWall.Seconds(), ratios[len(ratios)-1])
+			b.Logf("round %d (load average %.1f): read pass %.2fs (%d rows, %.1f µs CPU/row), psql \\copy %.2fs: %.2fx",
+				r+1, load, read.wall.Seconds(), read.items, read.cpuPerItem(), copyWall.Seconds(), ratios[len(ratios)-1])
 		}
 	}
 	b.ReportMetric(median(ratios), "read/copy")
