@@ -438,6 +438,24 @@ type chunk struct {
 	done  chan struct{} // closed when encoded
 }
 
+// chunks recycles chunks once the writer has taken their items: a chunk
+// is about 60 KB, and most are sent far from full.
+var chunks = sync.Pool{New: func() any { return &chunk{items: make([]encoded, 0, encodeChunk)} }}
+
+func newChunk() *chunk {
+	c := chunks.Get().(*chunk)
+	c.done = make(chan struct{})
+	return c
+}
+
+// release returns a chunk whose items the writer has taken (their lines
+// live on in their own buffer).
+func (c *chunk) release() {
+	clear(c.items) // no references to items' attributes
+	c.items = c.items[:0]
+	chunks.Put(c)
+}
+
 // encodeAhead encodes the items on n goroutines, in chunks of what the
 // channel holds (up to encodeChunk items, never waiting for more), and
 // returns the chunks in the order of the items: encoding, hashing and
@@ -483,8 +501,8 @@ func (t *Target) encodeAhead(ctx context.Context, items <-chan load.Item, n int)
 				if !ok {
 					return
 				}
-				c = &chunk{items: make([]encoded, 1, encodeChunk), done: make(chan struct{})}
-				c.items[0].it = it
+				c = newChunk()
+				c.items = append(c.items, encoded{it: it})
 			}
 		more:
 			for len(c.items) < encodeChunk {
@@ -512,11 +530,20 @@ func (t *Target) encodeAhead(ctx context.Context, items <-chan load.Item, n int)
 
 // encode measures and encodes a chunk's items, their lines in one buffer.
 func (t *Target) encode(c *chunk) {
-	buf := make([]byte, 0, len(c.items)*512)
+	// The buffer's size from the items' (their canonical JSON adds names'
+	// quotes and type tags, some 12 bytes an attribute): one allocation,
+	// rarely two.
+	need := 0
+	for i := range c.items {
+		e := &c.items[i]
+		e.m = t.checker.Measure(e.it)
+		need += e.m.Size + 12*len(e.it.Attrs) + 16
+	}
+	buf := make([]byte, 0, need)
 	pk := t.cfg.Mapping.PartitionKey
 	for i := range c.items {
 		e := &c.items[i]
-		if e.m = t.checker.Measure(e.it); e.m.Err != nil || len(e.it.Attrs) == 0 {
+		if e.m.Err != nil || len(e.it.Attrs) == 0 {
 			continue
 		}
 		start := len(buf)
@@ -554,6 +581,7 @@ func (w *writeState) consume(chunks <-chan *chunk) error {
 					return err
 				}
 			}
+			c.release()
 		}
 	}
 }
