@@ -80,7 +80,7 @@ lint: ## go vet, and fail if gofmt would change a file
 fmt: ## Format all Go files
 	gofmt -w .
 
-bench: ## Run the benchmarks (BENCH=regexp; MIGRATE_BENCH_SCALE, _ROUNDS, _PG_URL: see README), services as for `make test`
+bench: ## Run the benchmarks (BENCH=regexp; MIGRATE_BENCH_SCALE, _ROUNDS, _CALLS, _PG_URL: see README), services as for `make test`
 	$(SERVICES) engine images
 	eval "$$($(SERVICES) env)" && $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -timeout 90m $(PKGS)
 

@@ -74,4 +74,9 @@ type TargetStart struct {
 	// file), so that no checkpoint is taken in the middle of it: the state
 	// file then always records whole groups.
 	Atomically func(f func())
+	// UniqueEntities are the entities whose keys the source proves unique
+	// (mapping.ProveUniqueKeys), whose items a run into a table does not
+	// check for duplicate keys (load.Config.UniqueEntities): a target that
+	// checks items as the table's writer does skips the same checks.
+	UniqueEntities []string
 }

@@ -18,7 +18,7 @@ func startTarget(ctx context.Context, t contract.Target, src *source, prev *chec
 		commits.Lock()
 		defer commits.Unlock()
 		f()
-	}}
+	}, UniqueEntities: src.keys.UniqueEntities()}
 	if prev != nil {
 		for _, s := range prev.Sources {
 			for _, c := range s.Entities {

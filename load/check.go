@@ -23,7 +23,7 @@ import (
 // duplicate of an older key is found by the caller's check of all keys
 // (see "Duplicates" in the package documentation).
 //
-// A Checker is used by one goroutine.
+// A Checker is used by one goroutine (Measure excepted).
 type Checker struct {
 	checks itemChecks
 }
@@ -47,14 +47,34 @@ func NewChecker(cfg Config) (*Checker, error) {
 // confirmed duplicate under OnDuplicateSkip, which a Writer acknowledges
 // without writing it; the caller should do the same.
 func (c *Checker) Check(it contract.Item) (ie *contract.ItemError, skip bool) {
-	var size int
-	var err error
+	return c.CheckMeasured(it, c.Measure(it))
+}
+
+// Measured is what Measure found in its walk over an item: its size, or
+// the fault (a nil or unknown value) that Check refuses it for.
+type Measured struct {
+	Size int
+	Err  error
+}
+
+// Measure walks an item's attributes as Check does, without checking or
+// recording anything: unlike Check, it may run on any goroutine, at once
+// with Check, so that a target can measure items in parallel and leave
+// only CheckMeasured, the checks that depend on the items before, to its
+// one goroutine.
+func (c *Checker) Measure(it contract.Item) Measured {
+	var m Measured
 	if it.Delete {
-		size, err = ddbvalue.MeasureItem(keyAttrs(it.Attrs, c.checks.cfg.PartitionKey, c.checks.cfg.SortKey))
+		m.Size, m.Err = ddbvalue.MeasureItem(keyAttrs(it.Attrs, c.checks.cfg.PartitionKey, c.checks.cfg.SortKey))
 	} else {
-		size, err = ddbvalue.MeasureItem(it.Attrs)
+		m.Size, m.Err = ddbvalue.MeasureItem(it.Attrs)
 	}
-	_, ie, skip = c.checks.check(it, size, err)
+	return m
+}
+
+// CheckMeasured is Check of an item Measure measured.
+func (c *Checker) CheckMeasured(it contract.Item, m Measured) (ie *contract.ItemError, skip bool) {
+	_, ie, skip = c.checks.check(it, m.Size, m.Err)
 	return ie, skip
 }
 

@@ -38,7 +38,9 @@ import (
 // UnprocessedItems. It runs the same queries the tool runs for
 // testdata/bookstore.yaml and builds the same items by hand
 // (TestBaselineSameItems compares them with the tool's), and writes them
-// with 8 goroutines calling BatchWriteItem, 25 items a call.
+// with 8 goroutines calling BatchWriteItem, 25 items a call (the
+// benchmarks set another number to compare like with like: see
+// benchCalls).
 
 // baselineQueries are the tool's queries for testdata/bookstore.yaml, in
 // the tool's order, as `migrate run -v` logs them.
@@ -307,14 +309,14 @@ func baselineClient(ctx context.Context, endpoint string) (*dynamodb.Client, err
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) }), nil
 }
 
-// baselineWrite writes the items it receives with 8 goroutines, 25 items a
-// BatchWriteItem call, re-sending UnprocessedItems.
-func baselineWrite(ctx context.Context, client *dynamodb.Client, table string, items <-chan avmap) (int64, error) {
+// baselineWrite writes the items it receives with the given number of
+// goroutines, 25 items a BatchWriteItem call, re-sending UnprocessedItems.
+func baselineWrite(ctx context.Context, client *dynamodb.Client, table string, goroutines int, items <-chan avmap) (int64, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var written int64
 	var firstErr error
-	for range 8 {
+	for range goroutines {
 		wg.Go(func() {
 			batch := make([]types.WriteRequest, 0, 25)
 			flush := func() error {
@@ -363,8 +365,9 @@ func cmpErr(first, err error) error {
 	return err
 }
 
-// runBaseline is the whole script: read, build, write.
-func runBaseline(ctx context.Context, pg, endpoint, table string) (int64, error) {
+// runBaseline is the whole script: read, build, write with the given
+// number of goroutines.
+func runBaseline(ctx context.Context, pg, endpoint, table string, goroutines int) (int64, error) {
 	client, err := baselineClient(ctx, endpoint)
 	if err != nil {
 		return 0, err
@@ -388,7 +391,7 @@ func runBaseline(ctx context.Context, pg, endpoint, table string) (int64, error)
 			cancel()
 		}
 	})
-	written, err := baselineWrite(ctx, client, table, items)
+	written, err := baselineWrite(ctx, client, table, goroutines, items)
 	cancel()
 	reader.Wait()
 	return written, errors.Join(readErr, err)
@@ -424,7 +427,7 @@ func TestBaselineSameItems(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf("padded to %d", baselineShards)) {
 		t.Fatalf("the tool did not compute %d shards for GSI2, as the baseline assumes:\n%s", baselineShards, out)
 	}
-	n, err := runBaseline(ctx, pg, base.URL, benchTable)
+	n, err := runBaseline(ctx, pg, base.URL, benchTable, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,15 +40,22 @@ import (
 //
 //   - the tool: the real binary, `migrate run` (BenchmarkMigrateNullEndpoint);
 //   - the baseline: the hand-written script of baseline_test.go, pgx and
-//     BatchWriteItem with 8 goroutines, run as its own process
-//     (BenchmarkBaseline);
-//   - the ceiling: the SDK alone replaying items built beforehand, 8 calls
-//     in flight, timed from the first call (BenchmarkCeiling).
+//     BatchWriteItem, run as its own process (BenchmarkBaseline);
+//   - the ceiling: the SDK alone replaying items built beforehand
+//     (BenchmarkCeiling).
+//
+// Every comparison is like for like: the three make the same number of
+// BatchWriteItem calls at a time (MIGRATE_BENCH_CALLS, default 8: the
+// tool's --concurrency, the baseline's goroutines, the ceiling's calls in
+// flight), and each is timed as a whole process, from its start to its
+// exit (the ceiling's building of the items it replays included: it reads
+// the first 25,000 items' rows, a fortieth of a 1M-item run).
 //
 // The machines are shared and their speed drifts, so BenchmarkRatios runs
 // the three in turn (tool, baseline, ceiling, tool, ...) and reports the
 // median of the ratios of each round; BenchmarkReadOnly compares the
 // tool's read pass with `psql \copy` of the same queries the same way.
+// Each round logs the load average (/proc/loadavg) it started with.
 // Each contender runs as its own process; its CPU time (user+sys) comes
 // from the kernel's accounting (getrusage, as /usr/bin/time -v reports
 // it) and its peak resident memory from /proc (see watchPeakRSS).
@@ -59,6 +66,7 @@ import (
 // MIGRATE_BENCH_ROUNDS sets the rounds of the ratio benchmarks (default 3).
 //
 //	make bench BENCH='Ratios|ReadOnly' MIGRATE_BENCH_SCALE=51300
+//	make bench BENCH=Ratios MIGRATE_BENCH_CALLS=64                    # at the tool's default --concurrency
 //	make bench BENCH=MigrateNullEndpoint MIGRATE_BENCH_SCALE=256500   # 5M items: peak memory
 //	make bench BENCH=DirectCalls MIGRATE_BENCH_SCALE=10000            # direct calls vs --sdk-middleware
 
@@ -77,11 +85,15 @@ func runBenchChild() (bool, int) {
 	}
 	ctx := context.Background()
 	pg, endpoint := os.Getenv("MIGRATE_BENCH_PG"), os.Getenv("MIGRATE_BENCH_ENDPOINT")
+	calls, err := strconv.Atoi(os.Getenv(benchCallsEnv))
+	if err != nil || calls < 1 {
+		fmt.Fprintf(os.Stderr, "%s: %s=%q: want a positive number\n", role, benchCallsEnv, os.Getenv(benchCallsEnv))
+		return true, 2
+	}
 	var n int64
-	var err error
 	switch role {
 	case "baseline":
-		n, err = runBaseline(ctx, pg, endpoint, benchTable)
+		n, err = runBaseline(ctx, pg, endpoint, benchTable, calls)
 	case "read":
 		paceGC(ctx) // the garbage collector's pace of the tool (gc.go)
 		n, err = readOnlyPass(ctx, pg)
@@ -89,9 +101,7 @@ func runBenchChild() (bool, int) {
 		var want int64
 		want, err = strconv.ParseInt(os.Getenv("MIGRATE_BENCH_ITEMS"), 10, 64)
 		if err == nil {
-			var took time.Duration
-			n, took, err = runCeiling(ctx, pg, endpoint, want)
-			fmt.Printf("WALL %d\n", took.Nanoseconds())
+			n, err = runCeiling(ctx, pg, endpoint, want, calls)
 		}
 	default:
 		err = fmt.Errorf("unknown %s %q", benchChild, role)
@@ -151,6 +161,7 @@ type benchEnv struct {
 	sink  *httptest.Server
 	items *atomic.Int64 // items the sink received
 	state string
+	calls int // BatchWriteItem calls at a time, for every contender
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
@@ -160,8 +171,42 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	b.Cleanup(sink.Close)
 	return &benchEnv{
 		pg: benchSource(b), bin: benchBinary(b), sink: sink, items: items,
-		state: filepath.Join(b.TempDir(), "state.json"),
+		state: filepath.Join(b.TempDir(), "state.json"), calls: benchCalls(b),
 	}
+}
+
+// benchCallsEnv sets the BatchWriteItem calls every contender makes at a
+// time (default 8).
+const benchCallsEnv = "MIGRATE_BENCH_CALLS"
+
+func benchCalls(b *testing.B) int {
+	calls := 8
+	if s := os.Getenv(benchCallsEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("%s=%q: want a positive number of calls", benchCallsEnv, s)
+		}
+		calls = n
+	}
+	return calls
+}
+
+// loadAverage is the machine's 1-minute load average, the condition every
+// figure of a shared machine is read with (-1 when unknown).
+func loadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
 }
 
 func benchScale(b *testing.B) int {
@@ -272,13 +317,6 @@ func runProcess(b *testing.B, cmd *exec.Cmd) measure {
 			m.maxRSS = ru.Maxrss << 10 // KiB on Linux; see watchPeakRSS
 		}
 	}
-	for line := range strings.Lines(out.String()) {
-		if ns, ok := strings.CutPrefix(strings.TrimSpace(line), "WALL "); ok {
-			if n, err := strconv.ParseInt(ns, 10, 64); err == nil {
-				m.wall = time.Duration(n) // the child timed the part that counts
-			}
-		}
-	}
 	return m
 }
 
@@ -322,32 +360,34 @@ func watchPeakRSS(pid int) func() int64 {
 	}
 }
 
-// tool runs `migrate run` into the sink.
+// tool runs `migrate run` into the sink, with --concurrency e.calls
+// (extra flags come after it and may set another).
 func (e *benchEnv) tool(b *testing.B, extra ...string) measure {
 	args := []string{"run", "--mapping", bookstoreMapping, "--pg", e.pg, "--endpoint", e.sink.URL,
-		"--table", benchTable, "--quiet", "--fresh", "--state", e.state}
+		"--table", benchTable, "--quiet", "--fresh", "--state", e.state, "--concurrency", strconv.Itoa(e.calls)}
 	return runProcess(b, exec.Command(e.bin, append(args, extra...)...))
 }
 
 // child runs this test binary in a child role.
 func (e *benchEnv) child(b *testing.B, role string, env ...string) measure {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), benchChild+"="+role, "MIGRATE_BENCH_PG="+e.pg, "MIGRATE_BENCH_ENDPOINT="+e.sink.URL)
+	cmd.Env = append(os.Environ(), benchChild+"="+role, "MIGRATE_BENCH_PG="+e.pg, "MIGRATE_BENCH_ENDPOINT="+e.sink.URL,
+		fmt.Sprintf("%s=%d", benchCallsEnv, e.calls))
 	cmd.Env = append(cmd.Env, env...)
 	return runProcess(b, cmd)
 }
 
-// ceiling runs the SDK's replay of want items in a child process and
-// measures the replay only.
+// ceiling runs the SDK's replay of want items in a child process,
+// measured as a whole process like the others.
 func (e *benchEnv) ceiling(b *testing.B, want int64) measure {
 	return e.child(b, "ceiling", fmt.Sprintf("MIGRATE_BENCH_ITEMS=%d", want))
 }
 
-// runCeiling replays items built beforehand through the SDK, 8 calls in
-// flight, until want items were written, and returns how long the replay
-// took. The first 25,000 items are built and replayed again and again:
-// holding more would only add garbage collection work.
-func runCeiling(ctx context.Context, pg, endpoint string, want int64) (int64, time.Duration, error) {
+// runCeiling replays items built beforehand through the SDK, the given
+// number of calls in flight, until want items were written. The first
+// 25,000 items are built and replayed again and again: holding more would
+// only add garbage collection work.
+func runCeiling(ctx context.Context, pg, endpoint string, want int64, calls int) (int64, error) {
 	const hold = 25_000
 	var built []avmap
 	errFull := errors.New("enough items")
@@ -359,11 +399,11 @@ func runCeiling(ctx context.Context, pg, endpoint string, want int64) (int64, ti
 		return nil
 	})
 	if err != nil && !errors.Is(err, errFull) {
-		return 0, 0, err
+		return 0, err
 	}
 	client, err := baselineClient(ctx, endpoint)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	items := make(chan avmap, 400)
 	go func() {
@@ -376,9 +416,7 @@ func runCeiling(ctx context.Context, pg, endpoint string, want int64) (int64, ti
 			}
 		}
 	}()
-	start := time.Now()
-	n, err := baselineWrite(ctx, client, benchTable, items)
-	return n, time.Since(start), err
+	return baselineWrite(ctx, client, benchTable, calls, items)
 }
 
 func reportProcess(b *testing.B, ms []measure) {
@@ -423,23 +461,26 @@ func BenchmarkCeiling(b *testing.B) {
 	var ms []measure
 	b.ResetTimer()
 	for b.Loop() {
-		m := e.ceiling(b, want)
-		m.cpu, m.maxRSS = 0, 0 // of building the items too: not reported
-		ms = append(ms, m)
+		ms = append(ms, e.ceiling(b, want))
 	}
 	reportProcess(b, ms)
 }
 
-// BenchmarkRatios runs tool, baseline and ceiling in turn and reports the
-// median of each round's ratios, and the tool's CPU per item and peak RSS.
+// BenchmarkRatios runs tool, baseline and ceiling in turn, each making
+// e.calls calls at a time and timed as a whole process, and reports the
+// median of each round's ratios (items/s, and CPU per item, which a
+// shared machine moves less), the tool's CPU per item and peak RSS, and
+// the highest load average a round started with.
 func BenchmarkRatios(b *testing.B) {
 	e := newBenchEnv(b)
 	rounds := benchRounds(b)
 	var tools []measure
-	var vsBase, vsCeil []float64
+	var vsBase, vsCeil, cpuBase, cpuCeil, loads []float64
+	b.Logf("%d BatchWriteItem calls at a time for each contender", e.calls)
 	b.ResetTimer()
 	for b.Loop() {
 		for r := range rounds {
+			loads = append(loads, loadAverage())
 			t := e.tool(b)
 			bl := e.child(b, "baseline")
 			cl := e.ceiling(b, t.items)
@@ -449,16 +490,22 @@ func BenchmarkRatios(b *testing.B) {
 			tools = append(tools, t)
 			vsBase = append(vsBase, t.itemsPerSec()/bl.itemsPerSec())
 			vsCeil = append(vsCeil, t.itemsPerSec()/cl.itemsPerSec())
-			b.Logf("round %d: tool %.0f items/s (%.1f µs CPU/item, %.0f MiB), baseline %.0f items/s (%.1f µs CPU/item, %.0f MiB), ceiling %.0f items/s; tool/baseline %.2f, tool/ceiling %.2f",
-				r+1, t.itemsPerSec(), t.cpuPerItem(), float64(t.maxRSS)/(1<<20), bl.itemsPerSec(), bl.cpuPerItem(), float64(bl.maxRSS)/(1<<20),
-				cl.itemsPerSec(), vsBase[len(vsBase)-1], vsCeil[len(vsCeil)-1])
+			cpuBase = append(cpuBase, t.cpuPerItem()/bl.cpuPerItem())
+			cpuCeil = append(cpuCeil, t.cpuPerItem()/cl.cpuPerItem())
+			b.Logf("round %d (load average %.1f): tool %.0f items/s (%.1f µs CPU/item, %.0f MiB), baseline %.0f items/s (%.1f µs CPU/item, %.0f MiB), ceiling %.0f items/s (%.1f µs CPU/item); tool/baseline %.2f, tool/ceiling %.2f",
+				r+1, loads[len(loads)-1], t.itemsPerSec(), t.cpuPerItem(), float64(t.maxRSS)/(1<<20), bl.itemsPerSec(), bl.cpuPerItem(), float64(bl.maxRSS)/(1<<20),
+				cl.itemsPerSec(), cl.cpuPerItem(), vsBase[len(vsBase)-1], vsCeil[len(vsCeil)-1])
 		}
 	}
 	b.ReportMetric(median(vsBase), "tool/baseline")
 	b.ReportMetric(median(vsCeil), "tool/ceiling")
+	// CPU per item moves less than wall time when the machine is shared.
+	b.ReportMetric(median(cpuBase), "cpu-tool/baseline")
+	b.ReportMetric(median(cpuCeil), "cpu-tool/ceiling")
 	b.ReportMetric(median(mapSlice(tools, measure.cpuPerItem)), "cpu-µs/item")
 	b.ReportMetric(median(mapSlice(tools, measure.itemsPerSec)), "items/s")
 	b.ReportMetric(float64(slices.MaxFunc(tools, func(a, b measure) int { return int(a.maxRSS - b.maxRSS) }).maxRSS)/(1<<20), "peak-RSS-MiB")
+	b.ReportMetric(slices.Max(loads), "max-loadavg")
 }
 
 // BenchmarkReadOnly compares the tool's read pass (every source query,
@@ -482,6 +529,7 @@ func BenchmarkReadOnly(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for r := range rounds {
+			load := loadAverage()
 			read := e.child(b, "read")
 			start := time.Now()
 			if out, err := exec.Command("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", script, e.pg).CombinedOutput(); err != nil {
@@ -489,8 +537,8 @@ func BenchmarkReadOnly(b *testing.B) {
 			}
 			copyWall := time.Since(start)
 			ratios = append(ratios, read.wall.Seconds()/copyWall.Seconds())
-			b.Logf("round %d: read pass %.2fs (%d rows, %.1f µs CPU/row), psql \\copy %.2fs: %.2fx",
-				r+1, read.wall.Seconds(), read.items, read.cpuPerItem(), copyWall.Seconds(), ratios[len(ratios)-1])
+			b.Logf("round %d (load average %.1f): read pass %.2fs (%d rows, %.1f µs CPU/row), psql \\copy %.2fs: %.2fx",
+				r+1, load, read.wall.Seconds(), read.items, read.cpuPerItem(), copyWall.Seconds(), ratios[len(ratios)-1])
 		}
 	}
 	b.ReportMetric(median(ratios), "read/copy")

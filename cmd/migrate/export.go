@@ -77,6 +77,7 @@ type exportOpts struct {
 	summaryJSON string
 	par         readerFlags
 	metrics     metricsOpts
+	profiles    profiles
 
 	pgFrom        string
 	rejectFileSet bool
@@ -120,6 +121,8 @@ func (o *exportOpts) validate() error {
 		checkRegion("export", o.region),
 		checkOutput("export", "--reject-file", o.rejectFile),
 		checkOutput("export", "--summary-json", o.summaryJSON),
+		checkOutput("export", "--cpuprofile", o.profiles.cpu),
+		checkOutput("export", "--memprofile", o.profiles.mem),
 	)
 }
 
@@ -171,7 +174,14 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 			if err := o.metrics.validate("export"); err != nil {
 				return err
 			}
-			return runExport(cmd.Context(), g, o, cmd)
+			if err := o.profiles.start(); err != nil {
+				return err
+			}
+			err := runExport(cmd.Context(), g, o, cmd)
+			if perr := o.profiles.stop(); perr != nil {
+				err = errors.Join(err, perr)
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -196,6 +206,8 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the run's summary as JSON to this file")
 	o.par.register(f)
 	o.metrics.register(f, false)
+	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the export to this file (go tool pprof)")
+	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the export (go tool pprof)")
 	return cmd
 }
 

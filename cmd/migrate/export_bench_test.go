@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -14,7 +16,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/s3test"
+	"github.com/pgdynamo/migrate/load"
 )
 
 // The export benchmarks run the real binary over the seeded bookstore of
@@ -23,6 +27,78 @@ import (
 // transform, files instead of BatchWriteItem.
 //
 //	make bench BENCH='Export|MigrateNull'
+//	make bench BENCH=ExportVsRun MIGRATE_BENCH_SCALE=51300 MIGRATE_BENCH_ROUNDS=5
+
+// BenchmarkExportVsRun runs `migrate export` to a directory (zstd, then
+// gzip) and `migrate run` into the in-process endpoint (at its default
+// --concurrency, as a user runs it) in turn, each a whole process over the
+// same seeded source, and reports per compression the median of each
+// round's ratios export ÷ run of items/s and of CPU per item, the
+// export's items/s, MB/s of DYNAMODB_JSON (uncompressed, what Import from
+// S3 reads and bills; 10^6 bytes) and CPU per item (user+sys), and the
+// highest load average a round started with.
+func BenchmarkExportVsRun(b *testing.B) {
+	e := newBenchEnv(b)
+	rounds := benchRounds(b)
+	comps := []string{export.CompressionZstd, export.CompressionGzip}
+	ratios := map[string][]float64{}
+	exports := map[string][]measure{}
+	mbps := map[string][]float64{}
+	cpus := map[string][]float64{}
+	var runs []measure
+	var loads []float64
+	b.ResetTimer()
+	for b.Loop() {
+		for r := range rounds {
+			loads = append(loads, loadAverage())
+			line := fmt.Sprintf("round %d (load average %.1f):", r+1, loads[len(loads)-1])
+			for _, comp := range comps {
+				run := e.tool(b, "--concurrency", strconv.Itoa(load.DefaultConcurrency))
+				dir := filepath.Join(b.TempDir(), "export")
+				x := runProcess(b, exec.Command(e.bin, "export", "--mapping", bookstoreMapping, "--pg", e.pg, "--to", dir,
+					"--compression", comp, "--quiet", "--fresh", "--state", filepath.Join(b.TempDir(), "state.json")))
+				if x.items != run.items {
+					b.Fatalf("export wrote %d items, run %d", x.items, run.items)
+				}
+				raw := exportedBytes(b, dir)
+				runs = append(runs, run)
+				exports[comp] = append(exports[comp], x)
+				ratios[comp] = append(ratios[comp], x.itemsPerSec()/run.itemsPerSec())
+				mbps[comp] = append(mbps[comp], float64(raw)/1e6/x.wall.Seconds())
+				cpus[comp] = append(cpus[comp], x.cpuPerItem()/run.cpuPerItem())
+				line += fmt.Sprintf(" run %.0f items/s (%.1f µs CPU/item), export %s %.0f items/s, %.1f MB/s (%.1f µs CPU/item, %.0f MiB): %.2fx;",
+					run.itemsPerSec(), run.cpuPerItem(), comp, x.itemsPerSec(), mbps[comp][len(mbps[comp])-1], x.cpuPerItem(), float64(x.maxRSS)/(1<<20), ratios[comp][len(ratios[comp])-1])
+				os.RemoveAll(dir)
+			}
+			b.Log(line)
+		}
+	}
+	for _, comp := range comps {
+		b.ReportMetric(median(ratios[comp]), comp+"/run")
+		b.ReportMetric(median(mapSlice(exports[comp], measure.itemsPerSec)), comp+"-items/s")
+		b.ReportMetric(median(mbps[comp]), comp+"-MB/s")
+		b.ReportMetric(median(mapSlice(exports[comp], measure.cpuPerItem)), comp+"-cpu-µs/item")
+		b.ReportMetric(median(cpus[comp]), comp+"-cpu/run")
+	}
+	b.ReportMetric(median(mapSlice(runs, measure.itemsPerSec)), "run-items/s")
+	b.ReportMetric(median(mapSlice(runs, measure.cpuPerItem)), "run-cpu-µs/item")
+	b.ReportMetric(slices.Max(loads), "max-loadavg")
+}
+
+// exportedBytes reads the uncompressed bytes of a complete export from its
+// manifest.
+func exportedBytes(b *testing.B, dir string) int64 {
+	b.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m export.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		b.Fatal(err)
+	}
+	return m.UncompressedBytes
+}
 
 func BenchmarkExportDir(b *testing.B) {
 	bin, pg := benchBinary(b), benchSource(b)

@@ -22,7 +22,8 @@ func AppendCanonicalItem(dst []byte, m map[string]types.AttributeValue) []byte {
 }
 
 func appendCanonicalMap(dst []byte, m map[string]types.AttributeValue) []byte {
-	names := make([]string, 0, len(m))
+	var stack [24]string // most items have fewer attributes: no allocation
+	names := stack[:0]
 	for k := range m {
 		names = append(names, k)
 	}

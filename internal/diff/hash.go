@@ -18,6 +18,12 @@ func Canonical(item map[string]types.AttributeValue) ([]byte, error) {
 	return ddbvalue.AppendCanonicalItem(nil, item), nil
 }
 
+// AppendCanonical appends the item's canonical JSON (see Canonical) to
+// dst, so that a caller encoding many items can reuse one buffer.
+func AppendCanonical(dst []byte, item map[string]types.AttributeValue) []byte {
+	return ddbvalue.AppendCanonicalItem(dst, item)
+}
+
 // Hash is the SHA-256 of an item's canonical JSON.
 func Hash(item map[string]types.AttributeValue) ([32]byte, error) {
 	return sha256.Sum256(ddbvalue.AppendCanonicalItem(nil, item)), nil

@@ -1,14 +1,17 @@
 package export
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -35,11 +38,11 @@ var extension = map[string]string{CompressionGzip: ".json.gz", CompressionZstd: 
 // (attributes and sets sorted, numbers canonical) makes files of the same
 // items identical byte for byte.
 func appendLine(dst []byte, attrs map[string]types.AttributeValue) ([]byte, [32]byte) {
-	c, _ := diff.Canonical(attrs) // never fails
 	dst = append(dst, `{"Item":`...)
-	dst = append(dst, c...)
-	dst = append(dst, "}\n"...)
-	return dst, sha256.Sum256(c)
+	start := len(dst)
+	dst = diff.AppendCanonical(dst, attrs)
+	sum := sha256.Sum256(dst[start:])
+	return append(dst, "}\n"...), sum
 }
 
 // decodeLine reads one line of a DYNAMODB_JSON file, {"Item":{...}}
@@ -57,23 +60,35 @@ func decodeLine(line []byte) (map[string]types.AttributeValue, error) {
 	return ddbvalue.DecodeItem(l.Item)
 }
 
-// compressor returns a writer compressing into w. Output depends only on
-// the bytes written: no names or times in headers, one encoder goroutine.
+// compressor returns a writer compressing into w on up to GOMAXPROCS
+// goroutines: one would be the export's bottleneck. Output depends only on
+// the bytes written (no names or times in headers; segments cut at fixed
+// offsets of the input), not on the number of goroutines.
 func compressor(w io.Writer, compression string) (io.WriteCloser, error) {
+	return compressorN(w, compression, runtime.GOMAXPROCS(0))
+}
+
+func compressorN(w io.Writer, compression string, n int) (io.WriteCloser, error) {
 	switch compression {
 	case CompressionGzip:
-		return gzip.NewWriterLevel(w, gzip.DefaultCompression)
+		return newParallelGzip(w, flate.DefaultCompression, n), nil
 	case CompressionZstd:
-		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
+		// Concurrent blocks: the input is cut into jobs of a fixed size
+		// (four windows), compressed at once, into one frame. A 1 MiB
+		// window instead of 8 keeps the jobs in memory small (the
+		// default's made a 1M-item export's peak RSS 340 MiB).
+		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(max(n, 2)), zstd.WithConcurrentBlocks(true), zstd.WithWindowSize(1<<20))
 	case CompressionNone:
-		return nopCloser{w}, nil
+		// Buffered: the writer writes a line at a time.
+		return flushCloser{bufio.NewWriterSize(w, 1<<20)}, nil
 	}
 	return nil, fmt.Errorf("export: unknown compression %q", compression)
 }
 
-type nopCloser struct{ io.Writer }
+// flushCloser closes by flushing its buffer.
+type flushCloser struct{ *bufio.Writer }
 
-func (nopCloser) Close() error { return nil }
+func (f flushCloser) Close() error { return f.Flush() }
 
 // decompressor reads the uncompressed bytes of a file.
 func decompressor(r io.Reader, compression string) (io.ReadCloser, error) {

@@ -9,13 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"log/slog"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -135,13 +136,25 @@ func NewTarget(cfg TargetConfig) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, kindedConfig(err)
 	}
-	lc := tableconf.For(cfg.Mapping, "")
-	lc.OnDuplicate, lc.RecentKeys, lc.Logger = cfg.OnDuplicate, cfg.RecentKeys, cfg.Logger
-	checker, err := load.NewChecker(lc)
-	if err != nil {
+	t := &Target{cfg: cfg, st: cfg.Store.store, atomically: func(f func()) { f() }}
+	if err := t.newChecker(nil); err != nil {
 		return nil, kindedConfig(err)
 	}
-	return &Target{cfg: cfg, st: cfg.Store.store, checker: checker, atomically: func(f func()) { f() }}, nil
+	return t, nil
+}
+
+// newChecker makes the item checks of a writer into the mapping's table,
+// with no duplicate check for the unique entities, as a run has.
+func (t *Target) newChecker(unique []string) error {
+	lc := tableconf.For(t.cfg.Mapping, "")
+	lc.OnDuplicate, lc.RecentKeys, lc.Logger = t.cfg.OnDuplicate, t.cfg.RecentKeys, t.cfg.Logger
+	lc.UniqueEntities = unique
+	checker, err := load.NewChecker(lc)
+	if err != nil {
+		return err
+	}
+	t.checker = checker
+	return nil
 }
 
 var (
@@ -187,6 +200,11 @@ func (t *Target) Start(ctx context.Context, ts contract.TargetStart) error {
 	t.snapshot = ts.SnapshotTime.UTC()
 	if ts.Atomically != nil {
 		t.atomically = ts.Atomically
+	}
+	if len(ts.UniqueEntities) > 0 {
+		if err := t.newChecker(ts.UniqueEntities); err != nil {
+			return kindedConfig(err)
+		}
 	}
 	if err := t.st.cleanup(ctx); err != nil {
 		return err
@@ -379,7 +397,9 @@ func (t *Target) Write(ctx context.Context, items <-chan contract.Item) (contrac
 	}
 	w := &writeState{t: t, ctx: ctx, ranks: map[uint64]int{}, stats: contract.Stats{Entities: map[string]contract.EntityStats{}}}
 	start := time.Now()
-	fatal := w.consume(items)
+	chunks, stop := t.encodeAhead(ctx, items, runtime.GOMAXPROCS(0))
+	fatal := w.consume(chunks)
+	stop()
 	if fatal == nil && !w.stopped {
 		fatal = w.finish()
 	}
@@ -399,31 +419,179 @@ func (t *Target) Write(ctx context.Context, items <-chan contract.Item) (contrac
 	return w.stats, errors.Join(errs...)
 }
 
-// consume reads the channel to its end. After StopOnFail stopped the
-// export it only drains it.
-func (w *writeState) consume(items <-chan contract.Item) error {
+// encodeChunk is the most items one goroutine encodes at a time.
+const encodeChunk = 256
+
+// encoded is an item with what can be computed from it alone, ahead of
+// the writer and in parallel: its measure (load.Checker.Measure), line,
+// hash and partition key's hash.
+type encoded struct {
+	it     contract.Item
+	m      load.Measured
+	data   []byte // nil when Measure found a fault: Check refuses the item
+	sum    [32]byte
+	pkHash uint64
+}
+
+// chunk is items received one after another, encoded by one goroutine.
+type chunk struct {
+	items []encoded
+	done  chan struct{} // closed when encoded
+}
+
+// chunks recycles chunks once the writer has taken their items: a chunk
+// is about 60 KB, and most are sent far from full.
+var chunks = sync.Pool{New: func() any { return &chunk{items: make([]encoded, 0, encodeChunk)} }}
+
+func newChunk() *chunk {
+	c := chunks.Get().(*chunk)
+	c.done = make(chan struct{})
+	return c
+}
+
+// release returns a chunk whose items the writer has taken (their lines
+// live on in their own buffer).
+func (c *chunk) release() {
+	clear(c.items) // no references to items' attributes
+	c.items = c.items[:0]
+	chunks.Put(c)
+}
+
+// encodeAhead encodes the items on n goroutines, in chunks of what the
+// channel holds (up to encodeChunk items, never waiting for more), and
+// returns the chunks in the order of the items: encoding, hashing and
+// measuring are two thirds of the writer's work per item, and one
+// goroutine doing them all was an export's bottleneck. stop ends the
+// goroutines and waits for them; the items channel is then no longer read.
+func (t *Target) encodeAhead(ctx context.Context, items <-chan contract.Item, n int) (<-chan *chunk, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan *chunk, 2*n)
+	work := make(chan *chunk, 2*n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for c := range work {
+				t.encode(c)
+				close(c.done)
+			}
+		})
+	}
+	send := func(c *chunk) bool {
+		// Queued for the encoders before the writer can wait for it.
+		select {
+		case work <- c:
+		case <-ctx.Done():
+			return false
+		}
+		select {
+		case out <- c:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	wg.Go(func() {
+		defer close(work)
+		defer close(out)
+		for {
+			var c *chunk
+			select {
+			case <-ctx.Done():
+				return
+			case it, ok := <-items:
+				if !ok {
+					return
+				}
+				c = newChunk()
+				c.items = append(c.items, encoded{it: it})
+			}
+		more:
+			for len(c.items) < encodeChunk {
+				select {
+				case it, ok := <-items:
+					if !ok {
+						send(c)
+						return
+					}
+					c.items = append(c.items, encoded{it: it})
+				default:
+					break more
+				}
+			}
+			if !send(c) {
+				return
+			}
+		}
+	})
+	return out, func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// encode measures and encodes a chunk's items, their lines in one buffer.
+func (t *Target) encode(c *chunk) {
+	// The buffer's size from the items' (their canonical JSON adds names'
+	// quotes and type tags, some 12 bytes an attribute): one allocation,
+	// rarely two.
+	need := 0
+	for i := range c.items {
+		e := &c.items[i]
+		e.m = t.checker.Measure(e.it)
+		need += e.m.Size + 12*len(e.it.Attrs) + 16
+	}
+	buf := make([]byte, 0, need)
+	pk := t.cfg.Mapping.PartitionKey
+	for i := range c.items {
+		e := &c.items[i]
+		if e.m.Err != nil || len(e.it.Attrs) == 0 {
+			continue
+		}
+		start := len(buf)
+		buf, e.sum = appendLine(buf, e.it.Attrs)
+		e.data = buf[start:len(buf):len(buf)] // earlier lines stay valid when buf grows
+		e.pkHash = keyHash(e.it.Attrs[pk])
+	}
+}
+
+// consume takes the encoded items in order until the channel is closed.
+// After StopOnFail stopped the export it only drains it.
+func (w *writeState) consume(chunks <-chan *chunk) error {
+	interrupted := func() error { return fmt.Errorf("export: write interrupted: %w", context.Cause(w.ctx)) }
 	for {
 		select {
 		case <-w.ctx.Done():
-			return fmt.Errorf("export: write interrupted: %w", context.Cause(w.ctx))
-		case it, ok := <-items:
+			return interrupted()
+		case c, ok := <-chunks:
 			if !ok {
+				if w.ctx.Err() != nil { // the encoders stopped for it
+					return interrupted()
+				}
 				return nil
 			}
-			if w.stopped {
-				continue
+			select {
+			case <-c.done:
+			case <-w.ctx.Done():
+				return interrupted()
 			}
-			if err := w.add(it); err != nil {
-				return err
+			for i := range c.items {
+				if w.stopped {
+					break
+				}
+				if err := w.add(&c.items[i]); err != nil {
+					return err
+				}
 			}
+			c.release()
 		}
 	}
 }
 
 // add takes one item: at a row boundary, a full block is written and a
 // full file committed first.
-func (w *writeState) add(it contract.Item) error {
+func (w *writeState) add(e *encoded) error {
 	cfg := &w.t.cfg
+	it := e.it
 	if it.Origin.Table != w.lastTable || it.Origin.SourceKey != w.lastK {
 		w.lastTable, w.lastK = it.Origin.Table, it.Origin.SourceKey
 		if w.blockFull() {
@@ -438,7 +606,7 @@ func (w *writeState) add(it contract.Item) error {
 		}
 		w.rowStart = len(w.block)
 	}
-	ie, skip := w.t.checker.Check(it)
+	ie, skip := w.t.checker.CheckMeasured(it, e.m)
 	switch {
 	case ie != nil:
 		w.refused(it, ie)
@@ -456,9 +624,8 @@ func (w *writeState) add(it contract.Item) error {
 		w.block = append(w.block, line{seq: len(w.block), entity: it.Origin.Entity, ack: it.Ack})
 		return nil
 	}
-	data, sum := appendLine(nil, it.Attrs)
-	h := keyHash(it.Attrs[w.t.cfg.Mapping.PartitionKey])
-	w.block = append(w.block, line{data: data, pkHash: h, rank: w.ranks[h], seq: len(w.block), entity: it.Origin.Entity, hash: sum, ack: it.Ack})
+	data, h := e.data, e.pkHash
+	w.block = append(w.block, line{data: data, pkHash: h, rank: w.ranks[h], seq: len(w.block), entity: it.Origin.Entity, hash: e.sum, ack: it.Ack})
 	w.ranks[h]++
 	w.bytes += len(data)
 	return nil
@@ -660,19 +827,32 @@ func (t *Target) Finish(ctx context.Context, res Summary) (*Manifest, error) {
 }
 
 // keyHash is a fixed hash of a key value (the same on every run, unlike
-// the writer's seeded one), so that interleaving is deterministic.
+// the writer's seeded one), so that interleaving is deterministic: 64-bit
+// FNV-1a of a type letter and the value, computed inline (hash/fnv's
+// hasher would be allocated for every item).
 func keyHash(av types.AttributeValue) uint64 {
-	h := fnv.New64a()
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	add := func(b byte) { h = (h ^ uint64(b)) * prime }
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
-		h.Write([]byte{'S'})
-		h.Write([]byte(v.Value))
+		add('S')
+		for i := 0; i < len(v.Value); i++ {
+			add(v.Value[i])
+		}
 	case *types.AttributeValueMemberN:
-		h.Write([]byte{'N'})
-		h.Write([]byte(v.Value))
+		add('N')
+		for i := 0; i < len(v.Value); i++ {
+			add(v.Value[i])
+		}
 	case *types.AttributeValueMemberB:
-		h.Write([]byte{'B'})
-		h.Write(v.Value)
+		add('B')
+		for _, b := range v.Value {
+			add(b)
+		}
 	}
-	return h.Sum64()
+	return h
 }
