@@ -20,11 +20,11 @@ func TestMarkdown(t *testing.T) {
 		name, mapping string
 		opts          mapdoc.Options
 	}{
-		{"bookstore", "../testdata/bookstore.yaml", mapdoc.Options{ShardCounts: map[[2]string]int{{"Order", "GSI2"}: 14}}},
-		{"bookstore-no-counts", "../testdata/bookstore.yaml", mapdoc.Options{}},
-		{"key-types-lsi-projection", "../testdata/transform/key_types_lsi_projection/mapping.yaml", mapdoc.Options{}},
-		{"copy-into", "../testdata/transform/copy_into_and_copied_keys/mapping.yaml", mapdoc.Options{}},
-		{"where", "../testdata/transform/where_filters/mapping.yaml", mapdoc.Options{}},
+		{"bookstore", "../../testdata/bookstore.yaml", mapdoc.Options{ShardCounts: map[[2]string]int{{"Order", "GSI2"}: 14}}},
+		{"bookstore-no-counts", "../../testdata/bookstore.yaml", mapdoc.Options{}},
+		{"key-types-lsi-projection", "../../testdata/transform/key_types_lsi_projection/mapping.yaml", mapdoc.Options{}},
+		{"copy-into", "../../testdata/transform/copy_into_and_copied_keys/mapping.yaml", mapdoc.Options{}},
+		{"where", "../../testdata/transform/where_filters/mapping.yaml", mapdoc.Options{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
