@@ -248,6 +248,8 @@ func TestSchemaRejectsWhatTheParserRejects(t *testing.T) {
 		{"query field misspelled", "direction: desc", "order: desc", "additional properties 'order' not allowed"},
 		{"ordered as a word", "ordered: false", "ordered: no", "/accessPatterns/recent/ordered"},
 		{"empty sql", "    sql: SELECT name FROM customers WHERE customer_id = @id\n  recent:", "    sql: \" \"\n  recent:", "/accessPatterns/customer/sql"},
+		{"collection of no entity", "    sql: SELECT name FROM customers WHERE customer_id = @id\n  recent:", "    sql: {}\n  recent:", "/accessPatterns/customer/sql"},
+		{"collection query not a string", "    sql: SELECT name FROM customers WHERE customer_id = @id\n  recent:", "    sql: { Customer: [SELECT 1] }\n  recent:", "/accessPatterns/customer/sql"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -297,6 +299,8 @@ func TestSchemaAcceptsWhatTheParserAccepts(t *testing.T) {
 		{"query on the table", "index: LSI1, ", ""},
 		{"direction asc", "direction: desc", "direction: asc"},
 		{"ordered: true", "ordered: false", "ordered: true"},
+		{"item collection: sql per entity", "direction: desc, limit: 3 }\n    ordered: false\n    sql: SELECT name FROM customers WHERE customer_id = @id\n",
+			"direction: desc }\n    sql:\n      Customer: SELECT name FROM customers WHERE customer_id = @id\n      Order: |\n        SELECT 1\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,37 +28,22 @@ CREATE TABLE job_history (
   job_id bigint PRIMARY KEY, emp_id bigint NOT NULL REFERENCES employees,
   title text NOT NULL, end_date date);
 CREATE UNIQUE INDEX one_current_job ON job_history (emp_id) WHERE end_date IS NULL;
+CREATE TABLE skills (emp_id bigint REFERENCES employees, skill text, level int NOT NULL, PRIMARY KEY (emp_id, skill));
 INSERT INTO employees SELECT i, 'Employee ' || i FROM generate_series(1, 20) i;
 INSERT INTO job_history SELECT 100 * e + j, e, 'Title ' || e || '.' || j,
   CASE WHEN j < 3 OR e = 20 THEN date '2020-01-01' + 100 * j END
 FROM generate_series(1, 20) e, generate_series(1, 3) j;
+INSERT INTO skills SELECT e, (ARRAY['go', 'sql', 'dynamodb', 'k8s'])[k], 1 + (e + k) % 3
+FROM generate_series(1, 19) e, generate_series(1, 4) k WHERE k <= 1 + e % 4;
 `
 
-// patternsMapping has a singleton: an employee's current job, one item at
-// a key without a column of the job's own.
-const patternsMapping = `
-table: Patterns
-keys: { partition: PK, sort: SK }
-entities:
-  Employee:
-    from: employees
-    key: { pk: "EMP#{emp_id}", sk: PROFILE }
-    attributes: { name: name }
-  CurrentJob:
-    from: job_history
-    where: end_date IS NULL
-    key: { pk: "EMP#{emp_id}", sk: CURRENT_JOB }
-    attributes: { job: job_id, title: title }
-accessPatterns:
-  currentJob:
-    description: An employee's current job, one GetItem on a singleton.
-    params: { id: employees.emp_id }
-    get: { pk: "EMP#{id}", sk: CURRENT_JOB }
-    sql: SELECT job_id AS job, title FROM job_history WHERE emp_id = @id AND end_date IS NULL
-`
+// patternsMapping has a singleton (an employee's current job) and an item
+// collection (an employee with the current job and skills).
+const patternsMapping = "../../testdata/patterns.yaml"
 
 type patternsSource struct {
 	pg, endpoint, table, file string
+	src                       string // the mapping
 	ddb                       *dynamodb.Client
 }
 
@@ -68,7 +53,12 @@ func newPatternsSource(t *testing.T) *patternsSource {
 	s.table = migratetest.TableName(t, "patterns")
 	s.ddb = migratetest.DynamoDBClient(t, s.endpoint)
 	s.exec(t, patternsSchema)
-	s.file = s.write(t, "patterns.yaml", patternsMapping)
+	src, err := os.ReadFile(patternsMapping)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.src = string(src)
+	s.file = s.write(t, "patterns.yaml", s.src)
 	return s
 }
 
@@ -117,13 +107,14 @@ func attrS(it map[string]types.AttributeValue, name string) string {
 	return ""
 }
 
-// TestSingletonEndToEnd: validate proves the current job one row per
-// employee from the partial unique index; run loads it and prove answers
-// the GetItem pattern alike from both sides; sync follows the singleton
-// when another row becomes the current job; without the where filter
-// validate refuses, and once the index is gone and two rows are current,
-// run refuses naming the key and both rows.
-func TestSingletonEndToEnd(t *testing.T) {
+// TestPatternsEndToEnd loads testdata/patterns.yaml and proves its
+// patterns. validate proves the current job one row per employee from the
+// partial unique index; sync loads the table and follows the singleton
+// when another row becomes the current job; prove answers the singleton's
+// GetItem and the item collection's Query alike from both sides, and
+// catches planted wrong answers; without the where filter validate
+// refuses the singleton, and run refuses two rows with one key.
+func TestPatternsEndToEnd(t *testing.T) {
 	s := newPatternsSource(t)
 
 	out, errOut, code := runCLI(t, "validate", "--mapping", s.file, "--pg", s.pg)
@@ -185,11 +176,30 @@ INSERT INTO job_history VALUES (2004, 20, 'Title 20.4', NULL);`)
 		}
 	}
 
+	// Planted wrong answers: an entity's query that misses rows, and a
+	// collection that leaves an entity without a query.
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"an entity's query misses rows", "WHERE emp_id = @id ORDER BY skill", "WHERE emp_id = @id AND level > 1 ORDER BY skill", "Skill: DynamoDB returned"},
+		{"an entity without a query", "      Employee: SELECT name FROM employees WHERE emp_id = @id\n", "", "items of Employee, for which the pattern has no query"},
+	} {
+		edited := strings.Replace(s.src, tc.old, tc.new, 1)
+		if edited == s.src {
+			t.Fatalf("%s: the edit did not apply", tc.name)
+		}
+		wrong := s.write(t, "wrong.yaml", edited)
+		out, errOut, code = runCLI(t, append([]string{"prove", "--samples", "20", "--format", "json", "--pattern", "employeeWithJobAndSkills"}, s.args(wrong, s.table)...)...)
+		var res prove.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 3 || res.Proven || len(res.Patterns) != 1 ||
+			len(res.Patterns[0].Differences) == 0 || !strings.Contains(res.Patterns[0].Differences[0].Message, tc.want) {
+			t.Errorf("%s: prove exited %d (%v), want 3 and a difference with %q:\n%s\n%s", tc.name, code, err, tc.want, out, errOut)
+		}
+	}
+
 	// Without the where filter the index proves nothing: refused, with
 	// the position and what would make the key unique.
-	unfiltered := s.write(t, "unfiltered.yaml", strings.Replace(patternsMapping, "    where: end_date IS NULL\n", "", 1))
+	unfiltered := s.write(t, "unfiltered.yaml", strings.Replace(s.src, "    where: end_date IS NULL\n", "", 1))
 	_, errOut, code = runCLI(t, "validate", "--mapping", unfiltered, "--pg", s.pg)
-	if want := unfiltered + ":9:3: the key of CurrentJob does not include the primary key (job_id) or another unique key of public.job_history, so two rows could produce the same item: the unique index one_current_job over (emp_id) holds only where end_date IS NULL, which the where filter of CurrentJob does not imply: add that condition to the where filter"; code != exitUsage || !strings.Contains(errOut, want) {
+	if want := unfiltered + ":14:3: the key of CurrentJob does not include the primary key (job_id) or another unique key of public.job_history, so two rows could produce the same item: the unique index one_current_job over (emp_id) holds only where end_date IS NULL, which the where filter of CurrentJob does not imply: add that condition to the where filter"; code != exitUsage || !strings.Contains(errOut, want) {
 		t.Errorf("validate without the filter exited %d:\n%s\nwant exit 2 and %q", code, errOut, want)
 	}
 

@@ -359,6 +359,13 @@ func (d *doc) patterns() {
 		if ap.Index != "" {
 			op += " " + ap.Index
 		}
+		if len(ap.Collection) > 0 {
+			var names []string
+			for _, q := range ap.Collection {
+				names = append(names, q.Entity)
+			}
+			op += ", item collection of " + strings.Join(names, ", ")
+		}
 		cond := d.condition(ap)
 		var params []string
 		for _, prm := range ap.Params {
@@ -371,7 +378,17 @@ func (d *doc) patterns() {
 	}
 	d.p("\n")
 	for _, ap := range d.m.AccessPatterns {
-		d.p("<details><summary>%s: SQL</summary>\n\n```sql\n%s\n```\n\n</details>\n\n", ap.Name, strings.TrimSpace(ap.SQL))
+		if len(ap.Collection) == 0 {
+			d.p("<details><summary>%s: SQL</summary>\n\n```sql\n%s\n```\n\n</details>\n\n", ap.Name, strings.TrimSpace(ap.SQL))
+			continue
+		}
+		// An item collection is compared entity by entity, each with
+		// its own query.
+		d.p("<details><summary>%s: SQL per entity</summary>\n\n", ap.Name)
+		for _, q := range ap.Collection {
+			d.p("%s:\n\n```sql\n%s\n```\n\n", q.Entity, strings.TrimSpace(q.SQL))
+		}
+		d.p("</details>\n\n")
 	}
 }
 

@@ -25,6 +25,7 @@ func TestMarkdown(t *testing.T) {
 		{"key-types-lsi-projection", "../../testdata/transform/key_types_lsi_projection/mapping.yaml", mapdoc.Options{}},
 		{"copy-into", "../../testdata/transform/copy_into_and_copied_keys/mapping.yaml", mapdoc.Options{}},
 		{"where", "../../testdata/transform/where_filters/mapping.yaml", mapdoc.Options{}},
+		{"patterns", "../../testdata/patterns.yaml", mapdoc.Options{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
