@@ -53,6 +53,11 @@ type AccessPattern struct {
 	// with its own SQL query, in the order declared.
 	Collection []*EntityQuery
 
+	// Buckets are declared sets a Query fans out over: one partition per
+	// combination of their values ({year} in its pk), merged in sort key
+	// order, the limit applying to the merged items.
+	Buckets []*Bucket
+
 	Pos, IndexPos Pos
 }
 
@@ -166,6 +171,7 @@ func (p *parser) parseAccessPatterns(n *yaml.Node, m *Mapping) {
 			}
 		}
 		p.checkPatternParams(ap)
+		p.checkBuckets(ap)
 		m.AccessPatterns = append(m.AccessPatterns, ap)
 	})
 }
@@ -250,7 +256,7 @@ func (p *parser) parseGet(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 func (p *parser) parseQuery(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 	have := map[string]bool{}
 	var skNode *yaml.Node
-	p.fields(v, "query", []string{"index", "pk", "sk", "direction", "limit"}, func(key string, k, v *yaml.Node) {
+	p.fields(v, "query", []string{"index", "pk", "sk", "direction", "limit", "buckets"}, func(key string, k, v *yaml.Node) {
 		have[key] = true
 		switch key {
 		case "index":
@@ -278,6 +284,8 @@ func (p *parser) parseQuery(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 			if n, ok := p.positiveInt(v, "limit", 1<<30); ok {
 				ap.Limit = int(n)
 			}
+		case "buckets":
+			p.parseBuckets(v, ap)
 		}
 	})
 	if v.Kind != yaml.MappingNode {
@@ -370,6 +378,10 @@ func (ap *AccessPattern) Sharded() bool {
 	return false
 }
 
+// FansOut reports whether one parameter set reads several partitions:
+// the shards of a sharded index, or the combinations of declared buckets.
+func (ap *AccessPattern) FansOut() bool { return ap.Sharded() || len(ap.Buckets) > 0 }
+
 // ParamNames lists the declared parameter names (nil for ParamsSQL).
 func (ap *AccessPattern) ParamNames() []string {
 	var out []string
@@ -395,6 +407,12 @@ func (p *parser) checkPatternParams(ap *AccessPattern) {
 			if part.Column == ShardPlaceholder {
 				if i != 0 || ap.Op != OpQuery {
 					p.r.errorf(at, "access pattern %s: {%s} belongs in a query's pk, where it fans the query out over every shard", ap.Name, ShardPlaceholder)
+				}
+				continue
+			}
+			if ap.bucket(part.Column) != nil {
+				if i != 0 {
+					p.r.errorf(at, "access pattern %s: {%s} is a bucket: it belongs in the pk, where it picks the partitions the query fans out over", ap.Name, part.Column)
 				}
 				continue
 			}

@@ -33,6 +33,10 @@ INSERT INTO employees SELECT i, 'Employee ' || i FROM generate_series(1, 20) i;
 INSERT INTO job_history SELECT 100 * e + j, e, 'Title ' || e || '.' || j,
   CASE WHEN j < 3 OR e = 20 THEN date '2020-01-01' + 100 * j END
 FROM generate_series(1, 20) e, generate_series(1, 3) j;
+CREATE TABLE sales (sale_id bigint PRIMARY KEY, emp_id bigint NOT NULL REFERENCES employees,
+  sold_at timestamptz NOT NULL, amount numeric(10,2) NOT NULL);
+INSERT INTO sales SELECT i, 1 + i % 20, timestamptz '2023-03-01 00:00:00+00' + i * interval '1 day 7 hours 0.5 seconds',
+  (i * 3.7)::numeric(10,2) FROM generate_series(1, 600) i;
 INSERT INTO skills SELECT e, (ARRAY['go', 'sql', 'dynamodb', 'k8s'])[k], 1 + (e + k) % 3
 FROM generate_series(1, 19) e, generate_series(1, 4) k WHERE k <= 1 + e % 4;
 `
@@ -124,7 +128,7 @@ func TestPatternsEndToEnd(t *testing.T) {
 
 	// Sync makes the table (its initial load is a run) and then follows
 	// the stream; the singleton must follow its row.
-	s.exec(t, "ALTER TABLE job_history REPLICA IDENTITY FULL")
+	s.exec(t, "ALTER TABLE job_history REPLICA IDENTITY FULL; ALTER TABLE sales REPLICA IDENTITY FULL")
 	state := filepath.Join(t.TempDir(), "state.json")
 	t.Cleanup(func() {
 		name := replicate.DefaultName(s.table)
@@ -181,25 +185,58 @@ INSERT INTO job_history VALUES (2004, 20, 'Title 20.4', NULL);`)
 	for _, tc := range []struct{ name, old, new, want string }{
 		{"an entity's query misses rows", "WHERE emp_id = @id ORDER BY skill", "WHERE emp_id = @id AND level > 1 ORDER BY skill", "Skill: DynamoDB returned"},
 		{"an entity without a query", "      Employee: SELECT name FROM employees WHERE emp_id = @id\n", "", "items of Employee, for which the pattern has no query"},
+		{"a bucket left out", "buckets: { year: { from: 2024, to: 2025 } }", "buckets: { year: [2025] }", "DynamoDB returned"},
 	} {
 		edited := strings.Replace(s.src, tc.old, tc.new, 1)
 		if edited == s.src {
 			t.Fatalf("%s: the edit did not apply", tc.name)
 		}
 		wrong := s.write(t, "wrong.yaml", edited)
-		out, errOut, code = runCLI(t, append([]string{"prove", "--samples", "20", "--format", "json", "--pattern", "employeeWithJobAndSkills"}, s.args(wrong, s.table)...)...)
+		out, errOut, code = runCLI(t, append([]string{"prove", "--samples", "20", "--format", "json", "--pattern", "employeeWithJobAndSkills", "--pattern", "latestSales"}, s.args(wrong, s.table)...)...)
 		var res prove.Result
-		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 3 || res.Proven || len(res.Patterns) != 1 ||
-			len(res.Patterns[0].Differences) == 0 || !strings.Contains(res.Patterns[0].Differences[0].Message, tc.want) {
+		err := json.Unmarshal([]byte(out), &res)
+		var msgs []string
+		for _, p := range res.Patterns {
+			for _, d := range p.Differences {
+				msgs = append(msgs, d.Message)
+			}
+		}
+		if err != nil || code != 3 || res.Proven || len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
 			t.Errorf("%s: prove exited %d (%v), want 3 and a difference with %q:\n%s\n%s", tc.name, code, err, tc.want, out, errOut)
 		}
+	}
+
+	// query runs the bucket fan-out as prove does: both years, merged
+	// newest first, ten items.
+	out, errOut, code = runCLI(t, "query", "--pattern", "latestSales", "--param", "id=3", "--mapping", s.file, "--endpoint", s.endpoint, "--table", s.table)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 10 {
+		t.Fatalf("query --pattern latestSales exited %d with %d items, want 10:\n%s\n%s", code, len(lines), out, errOut)
+	}
+	var years []string
+	prevSK := "~"
+	for _, line := range lines {
+		var it struct{ PK, SK string }
+		if err := json.Unmarshal([]byte(line), &it); err != nil {
+			t.Fatal(err)
+		}
+		if it.SK >= prevSK {
+			t.Errorf("query --pattern latestSales: %s after %s, want newest first", it.SK, prevSK)
+		}
+		prevSK = it.SK
+		if y := strings.TrimPrefix(it.PK, "SALES#3#"); len(years) == 0 || years[len(years)-1] != y {
+			years = append(years, y)
+		}
+	}
+	if strings.Join(years, ",") != "2025,2024" {
+		t.Errorf("query --pattern latestSales read the partitions %v, want 2025 then 2024 merged", years)
 	}
 
 	// Without the where filter the index proves nothing: refused, with
 	// the position and what would make the key unique.
 	unfiltered := s.write(t, "unfiltered.yaml", strings.Replace(s.src, "    where: end_date IS NULL\n", "", 1))
 	_, errOut, code = runCLI(t, "validate", "--mapping", unfiltered, "--pg", s.pg)
-	if want := unfiltered + ":14:3: the key of CurrentJob does not include the primary key (job_id) or another unique key of public.job_history, so two rows could produce the same item: the unique index one_current_job over (emp_id) holds only where end_date IS NULL, which the where filter of CurrentJob does not imply: add that condition to the where filter"; code != exitUsage || !strings.Contains(errOut, want) {
+	if want := unfiltered + ":15:3: the key of CurrentJob does not include the primary key (job_id) or another unique key of public.job_history, so two rows could produce the same item: the unique index one_current_job over (emp_id) holds only where end_date IS NULL, which the where filter of CurrentJob does not imply: add that condition to the where filter"; code != exitUsage || !strings.Contains(errOut, want) {
 		t.Errorf("validate without the filter exited %d:\n%s\nwant exit 2 and %q", code, errOut, want)
 	}
 

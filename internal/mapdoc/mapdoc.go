@@ -419,6 +419,9 @@ func (d *doc) condition(ap *mapping.AccessPattern) string {
 	if ap.Sharded() {
 		extra = append(extra, "on every shard, merged")
 	}
+	if len(ap.Buckets) > 0 {
+		extra = append(extra, "one Query per bucket ("+cell(ap.BucketText())+"), merged")
+	}
 	if len(extra) > 0 {
 		s += "; " + strings.Join(extra, ", ")
 	}

@@ -1,20 +1,17 @@
 package prove
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/fanout"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
@@ -76,8 +73,13 @@ func (p *prover) request() string {
 	if ap.Limit > 0 {
 		fmt.Fprintf(&b, ", limit %d", ap.Limit)
 	}
-	if ap.Sharded() {
+	switch {
+	case ap.Sharded() && len(ap.Buckets) > 0:
+		fmt.Fprintf(&b, ", every shard of %s, merged", ap.BucketText())
+	case ap.Sharded():
 		fmt.Fprintf(&b, ", every shard, merged")
+	case len(ap.Buckets) > 0:
+		fmt.Fprintf(&b, ", %s, merged", ap.BucketText())
 	}
 	return b.String()
 }
@@ -89,8 +91,8 @@ type errSkip struct{ reason string }
 func (e errSkip) Error() string { return e.reason }
 
 // render builds a key attribute value from a pattern template.
-func render(t *mapping.Template, typ mapping.KeyType, sep string, set paramSet, shard int) (types.AttributeValue, error) {
-	av, present, col, err := transform.RenderKey(t, typ, sep, false, keyValues(t, set, shard))
+func render(t *mapping.Template, typ mapping.KeyType, sep string, set paramSet, at fanout.Point) (types.AttributeValue, error) {
+	av, present, col, err := transform.RenderKey(t, typ, sep, false, keyValues(t, set, at))
 	var np noParamError
 	switch {
 	case errors.As(err, &np):
@@ -108,13 +110,13 @@ func render(t *mapping.Template, typ mapping.KeyType, sep string, set paramSet, 
 func (p *prover) askDynamoDB(ctx context.Context, set paramSet) ([]map[string]types.AttributeValue, error) {
 	ap, k, sep := p.ap, p.keys(), p.cfg.Mapping.Separator
 	if ap.Op == mapping.OpGetItem {
-		pk, err := render(ap.PK, k.pkType, sep, set, 0)
+		pk, err := render(ap.PK, k.pkType, sep, set, fanout.Point{})
 		if err != nil {
 			return nil, err
 		}
 		key := map[string]types.AttributeValue{k.pk: pk}
 		if ap.SK != nil {
-			sk, err := render(ap.SK.Values[0], k.skType, sep, set, 0)
+			sk, err := render(ap.SK.Values[0], k.skType, sep, set, fanout.Point{})
 			if err != nil {
 				return nil, err
 			}
@@ -146,7 +148,7 @@ func (p *prover) askDynamoDB(ctx context.Context, set paramSet) ([]map[string]ty
 		in.ExpressionAttributeNames["#sk"] = k.sk
 		var vals []string
 		for i, t := range ap.SK.Values {
-			av, err := render(t, k.skType, sep, set, 0)
+			av, err := render(t, k.skType, sep, set, fanout.Point{})
 			if err != nil {
 				return nil, err
 			}
@@ -163,52 +165,23 @@ func (p *prover) askDynamoDB(ctx context.Context, set paramSet) ([]map[string]ty
 			*in.KeyConditionExpression += " AND #sk " + ap.SK.Op + " " + vals[0]
 		}
 	}
-	if !ap.Sharded() {
-		pk, err := render(ap.PK, k.pkType, sep, set, 0)
-		if err != nil {
-			return nil, err
-		}
-		return p.query(ctx, in, pk)
-	}
-	// Fan out: one Query per shard, in parallel, then merged in the
-	// order one unsharded Query would return.
-	if p.shards < 1 {
+	// Fan out: one Query per partition (shard, bucket), in parallel,
+	// then merged in the order one Query over them all would return.
+	if ap.Sharded() && p.shards < 1 {
 		return nil, errors.New("the shard count of " + ap.Index + " is unknown")
 	}
-	parts := make([][]map[string]types.AttributeValue, p.shards)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for n := range p.shards {
-		pk, err := render(ap.PK, k.pkType, sep, set, n)
+	points := fanout.Points(ap, p.shards)
+	pks := make([]types.AttributeValue, len(points))
+	for i, at := range points {
+		pk, err := render(ap.PK, k.pkType, sep, set, at)
 		if err != nil {
 			return nil, err
 		}
-		g.Go(func() error {
-			items, err := p.query(gctx, in, pk)
-			parts[n] = items
-			return err
-		})
+		pks[i] = pk
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	var merged []map[string]types.AttributeValue
-	for _, items := range parts {
-		merged = append(merged, items...)
-	}
-	if k.sk != "" {
-		slices.SortStableFunc(merged, func(a, b map[string]types.AttributeValue) int {
-			c := compareKeys(a[k.sk], b[k.sk])
-			if ap.Descending {
-				return -c
-			}
-			return c
-		})
-	}
-	if ap.Limit > 0 && len(merged) > ap.Limit {
-		merged = merged[:ap.Limit]
-	}
-	return merged, nil
+	return fanout.Run(ctx, len(pks), func(ctx context.Context, i int) ([]map[string]types.AttributeValue, error) {
+		return p.query(ctx, in, pks[i])
+	}, k.sk, ap.Descending, ap.Limit)
 }
 
 // query runs one Query with partition key pk, page after page, up to the
@@ -235,30 +208,6 @@ func (p *prover) query(ctx context.Context, tmpl *dynamodb.QueryInput, pk types.
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-}
-
-// compareKeys orders key values as DynamoDB does: strings and binary by
-// bytes, numbers by value.
-func compareKeys(a, b types.AttributeValue) int {
-	switch x := a.(type) {
-	case *types.AttributeValueMemberS:
-		if y, ok := b.(*types.AttributeValueMemberS); ok {
-			return strings.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberB:
-		if y, ok := b.(*types.AttributeValueMemberB); ok {
-			return bytes.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberN:
-		if y, ok := b.(*types.AttributeValueMemberN); ok {
-			rx, okx := new(big.Rat).SetString(x.Value)
-			ry, oky := new(big.Rat).SetString(y.Value)
-			if okx && oky {
-				return rx.Cmp(ry)
-			}
-		}
-	}
-	return 0
 }
 
 // askSQL answers one of the pattern's queries for one parameter set.
