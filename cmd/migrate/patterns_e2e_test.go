@@ -180,6 +180,19 @@ INSERT INTO job_history VALUES (2004, 20, 'Title 20.4', NULL);`)
 		}
 	}
 
+	// docs shows what plan measured, per entity.
+	out, errOut, code = runCLI(t, append([]string{"plan", "--format", "json"}, s.args(s.file, s.table)...)...)
+	if code != 0 {
+		t.Fatalf("plan exited %d\n%s\n%s", code, out, errOut)
+	}
+	planFile := s.write(t, "plan.json", out)
+	out, errOut, code = runCLI(t, "docs", "--mapping", s.file, "--plan", planFile)
+	for _, want := range []string{"| Employee | 20 | ", "| CurrentJob | 19 | ", "| Sale | 600 | "} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("docs --plan exited %d, lacks %q:\n%s\n%s", code, want, out, errOut)
+		}
+	}
+
 	// Planted wrong answers: an entity's query that misses rows, and a
 	// collection that leaves an entity without a query.
 	for _, tc := range []struct{ name, old, new, want string }{

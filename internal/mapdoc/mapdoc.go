@@ -11,6 +11,7 @@ package mapdoc
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/pgdynamo/migrate/mapping"
@@ -22,6 +23,29 @@ type Options struct {
 	// index (as run prints them); without one, an auto count is documented
 	// by its inputs only.
 	ShardCounts map[[2]string]int
+	// Capacity, when set, is what a plan measured per entity: the docs
+	// show it next to the design (the caller reads the plan; this
+	// package only writes).
+	Capacity *Capacity
+}
+
+// Capacity is the load of each entity's items as a plan measured it.
+type Capacity struct {
+	// From says where the figures come from, e.g. "plan.json, made
+	// 2026-11-26 01:20 UTC".
+	From     string
+	Entities map[string]EntityCapacity
+}
+
+// EntityCapacity is one entity's figures.
+type EntityCapacity struct {
+	Items        int64
+	Bytes        int64 // all its items
+	MaxItemBytes int64
+	WriteUnits   int64 // table plus GSIs
+	// PartitionKeys is how many partition key values its items have;
+	// 0 when the plan does not say.
+	PartitionKeys int64
 }
 
 // Markdown writes the documentation of m.
@@ -29,6 +53,7 @@ func Markdown(w io.Writer, m *mapping.Mapping, opts Options) error {
 	d := &doc{m: m, opts: opts}
 	d.header()
 	d.entities()
+	d.capacity()
 	d.indexes()
 	d.shards()
 	d.patterns()
@@ -426,4 +451,57 @@ func (d *doc) condition(ap *mapping.AccessPattern) string {
 		s += "; " + strings.Join(extra, ", ")
 	}
 	return s
+}
+
+func (d *doc) capacity() {
+	c := d.opts.Capacity
+	if c == nil {
+		return
+	}
+	d.p("## Capacity\n\n")
+	d.p("Measured by `migrate plan` (%s): items per entity, their size, and the write units a full load takes (one per KB or part of one, in the table and in each global index the item is in).\n\n", cell(c.From))
+	d.p("| entity | items | average item | largest item | write units | partition keys |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, e := range d.m.Entities {
+		f, ok := c.Entities[e.Name]
+		if !ok {
+			d.p("| %s | not in the plan | | | | |\n", e.Name)
+			continue
+		}
+		avg := "0 B"
+		if f.Items > 0 {
+			avg = bytesText(float64(f.Bytes) / float64(f.Items))
+		}
+		keys := "not measured"
+		if f.PartitionKeys > 0 {
+			keys = thousands(f.PartitionKeys)
+		}
+		d.p("| %s | %s | %s | %s | %s | %s |\n", e.Name, thousands(f.Items), avg, bytesText(float64(f.MaxItemBytes)), thousands(f.WriteUnits), keys)
+	}
+	d.p("\n")
+}
+
+// thousands writes n with commas: 1,234,567.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// bytesText writes a size in B, KB or MB (1 KB = 1,024 bytes, as
+// DynamoDB counts item sizes).
+func bytesText(b float64) string {
+	switch {
+	case b < 1024:
+		return fmt.Sprintf("%.0f B", b)
+	case b < 1024*1024:
+		return fmt.Sprintf("%.1f KB", b/1024)
+	}
+	return fmt.Sprintf("%.1f MB", b/(1024*1024))
 }
