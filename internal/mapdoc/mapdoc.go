@@ -138,7 +138,13 @@ func (d *doc) entities() {
 		if e.Where != nil {
 			d.p(" where %s", code(e.Where.Raw))
 		}
-		d.p(".\n\n")
+		d.p(".")
+		if e.Where != nil && e.SK != nil && len(e.SK.Placeholders()) == 0 {
+			// A filtered entity at a fixed sort key is the singleton
+			// pattern: validate --pg has proven it one row per key.
+			d.p(" A singleton: at most one item per partition key, at the fixed sort key %s, read with one GetItem.", code(e.SK.Raw))
+		}
+		d.p("\n\n")
 		d.p("| key attribute | template | note |\n|---|---|---|\n")
 		d.p("| %s | %s | table partition key |\n", code(m.PartitionKey), code(rawOf(e.PK)))
 		if m.SortKey != "" {
