@@ -20,6 +20,16 @@ func singletonIndex(t *Table, e *Entity, used map[string]bool, cols []string) (*
 	for i := range t.UniqueIndexes {
 		ix := &t.UniqueIndexes[i]
 		if !coversUnique(&Table{Columns: t.Columns, Unique: [][]string{ix.Columns}}, used) {
+			var nullable []string
+			for _, c := range ix.Columns {
+				if col := t.Column(c); used[c] && col != nil && !col.NotNull {
+					nullable = append(nullable, c)
+				}
+			}
+			if len(nullable) > 0 && allUsed(ix.Columns, used) {
+				partial = append(partial, fmt.Sprintf("the unique index %s over (%s) lets rows with NULL in %s repeat: make them NOT NULL",
+					ix.Name, strings.Join(ix.Columns, ", "), strings.Join(nullable, ", ")))
+			}
 			continue
 		}
 		if ix.Predicate == "" {
@@ -271,4 +281,13 @@ func parenColumn(s string) int {
 
 func isIdentByte(c byte) bool {
 	return c == '_' || c == '$' || isDigit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'z' || c >= 0x80
+}
+
+func allUsed(cols []string, used map[string]bool) bool {
+	for _, c := range cols {
+		if !used[c] {
+			return false
+		}
+	}
+	return len(cols) > 0
 }

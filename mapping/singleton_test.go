@@ -32,12 +32,14 @@ func jobsCatalog() *mapping.Catalog {
 			col("badge_id", pgkind.Int, "bigint", true),
 			col("emp_id", pgkind.Int, "bigint", true),
 			col("site", pgkind.Text, "text", true),
+			col("desk", pgkind.Text, "text", false),
 		},
 		PrimaryKey: []string{"badge_id"}, Unique: [][]string{{"badge_id"}},
 		UniqueIndexes: []mapping.UniqueIndex{
 			{Name: "badges_pkey", Columns: []string{"badge_id"}},
 			{Name: "badge_per_emp", Columns: []string{"emp_id"}},
 			{Name: "site_by_expr", Columns: []string{"site"}, Predicate: "(lower(site) = 'x'::text)"},
+			{Name: "one_desk", Columns: []string{"desk"}},
 		},
 	}
 	return cat
@@ -68,6 +70,8 @@ func TestSingletons(t *testing.T) {
 			`m.yaml:5:3: the key of JobByTitle does not include the primary key (job_id) or another unique key of hr.job_history, so two rows could produce the same item: a unique constraint or unique index over (title), or a partial unique index over them whose predicate the where filter implies, would make it one row per key`}},
 		{"key without a column", hrHeader + "  AnyJob:\n    from: job_history\n    where: \"end_date IS NULL\"\n    key: { pk: JOBS, sk: ANY }\n", []string{
 			`m.yaml:5:3: the key of AnyJob does not include the primary key (job_id) or another unique key of hr.job_history, so two rows could produce the same item: its key names no column of the table, so every row would produce the same item`}},
+		{"nullable index column", hrHeader + "  Desk:\n    from: badges\n    key: { pk: \"DESK#{desk}\", sk: BADGE }\n", []string{
+			`m.yaml:5:3: the key of Desk does not include the primary key (badge_id) or another unique key of hr.badges, so two rows could produce the same item: the unique index one_desk over (desk) lets rows with NULL in desk repeat: make them NOT NULL`}},
 		{"predicate this tool cannot read", hrHeader + "  BySite:\n    from: badges\n    key: { pk: \"SITE#{site}\", sk: BADGE }\n", []string{
 			`m.yaml:5:3: the key of BySite does not include the primary key (badge_id) or another unique key of hr.badges, so two rows could produce the same item: the partial unique index site_by_expr over (site) has a predicate this tool cannot read ((lower(site) = 'x'::text))`}},
 	}
