@@ -15,7 +15,7 @@ import (
 )
 
 // The published JSON Schemas of the documents, in the repository's docs.
-const schemaDir = "../docs/schema"
+const schemaDir = "../../docs/schema"
 
 // compileSchema compiles one of the published schemas. Each is registered
 // under its $id, where the others' relative references find it, so that
