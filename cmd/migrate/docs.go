@@ -110,7 +110,8 @@ func planCapacity(path string, m *mapping.Mapping) (*mapdoc.Capacity, error) {
 		if m.Entity(e.Entity) == nil {
 			return nil, usagef("docs: --plan %s has entity %s, which the mapping %s lacks: make the plan with this mapping", path, e.Entity, m.File)
 		}
-		c.Entities[e.Entity] = mapdoc.EntityCapacity{Items: e.Expected, Bytes: e.Bytes, MaxItemBytes: e.MaxItemBytes, WriteUnits: e.WriteUnits}
+		c.Entities[e.Entity] = mapdoc.EntityCapacity{Items: e.Expected, Bytes: e.Bytes, MaxItemBytes: e.MaxItemBytes, WriteUnits: e.WriteUnits,
+			PartitionKeys: e.PartitionKeys, Estimated: e.PartitionKeysMethod == "hyperloglog"}
 	}
 	return c, nil
 }

@@ -31,10 +31,11 @@ func TestDocsWithPlan(t *testing.T) {
 	at := time.Date(2026, 11, 26, 1, 20, 0, 0, time.UTC)
 	good := write("plan.json", report.Plan{Schema: report.PlanSchema, GeneratedAt: at, Entities: []report.EntityPlan{
 		{Entity: "Employee", Expected: 20, Bytes: 1500, MaxItemBytes: 80, WriteUnits: 20},
-		{Entity: "Sale", Expected: 600, Bytes: 600 * 90, MaxItemBytes: 95, WriteUnits: 600},
+		{Entity: "Sale", Expected: 600, Bytes: 600 * 90, MaxItemBytes: 95, WriteUnits: 600, PartitionKeys: 70000, PartitionKeysMethod: "hyperloglog"},
+		{Entity: "CurrentJob", Expected: 19, Bytes: 19 * 100, MaxItemBytes: 100, WriteUnits: 19, PartitionKeys: 19, PartitionKeysMethod: "exact"},
 	}})
 	out, errOut, code := runCLI(t, "docs", "--mapping", patternsMapping, "--plan", good)
-	for _, want := range []string{"Measured by `migrate plan` (plan.json, made 2026-11-26 01:20 UTC)", "| Employee | 20 | 75 B | 80 B | 20 | not measured |", "| Sale | 600 | 90 B | 95 B | 600 | not measured |", "| Skill | not in the plan | | | | |"} {
+	for _, want := range []string{"Measured by `migrate plan` (plan.json, made 2026-11-26 01:20 UTC)", "| Employee | 20 | 75 B | 80 B | 20 | not measured |", "| Sale | 600 | 90 B | 95 B | 600 | about 70,000 |", "| CurrentJob | 19 | 100 B | 100 B | 19 | 19 |", "| Skill | not in the plan | | | | |"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("docs --plan exited %d, lacks %q:\n%s\n%s", code, want, out, errOut)
 		}

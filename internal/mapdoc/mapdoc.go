@@ -44,8 +44,9 @@ type EntityCapacity struct {
 	MaxItemBytes int64
 	WriteUnits   int64 // table plus GSIs
 	// PartitionKeys is how many partition key values its items have;
-	// 0 when the plan does not say.
+	// 0 when the plan does not say. Estimated marks a HyperLogLog count.
 	PartitionKeys int64
+	Estimated     bool
 }
 
 // Markdown writes the documentation of m.
@@ -480,6 +481,9 @@ func (d *doc) capacity() {
 		keys := "not measured"
 		if f.PartitionKeys > 0 {
 			keys = thousands(f.PartitionKeys)
+			if f.Estimated {
+				keys = "about " + keys
+			}
 		}
 		d.p("| %s | %s | %s | %s | %s | %s |\n", e.Name, thousands(f.Items), avg, bytesText(float64(f.MaxItemBytes)), thousands(f.WriteUnits), keys)
 	}

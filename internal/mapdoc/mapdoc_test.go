@@ -31,7 +31,7 @@ func TestMarkdown(t *testing.T) {
 			Entities: map[string]mapdoc.EntityCapacity{
 				"Employee":   {Items: 20, Bytes: 1500, MaxItemBytes: 80, WriteUnits: 20},
 				"CurrentJob": {Items: 19, Bytes: 1900, MaxItemBytes: 104, WriteUnits: 19, PartitionKeys: 19},
-				"Sale":       {Items: 1234567, Bytes: 1234567 * 1800, MaxItemBytes: 2100, WriteUnits: 2469134},
+				"Sale":       {Items: 1234567, Bytes: 1234567 * 1800, MaxItemBytes: 2100, WriteUnits: 2469134, PartitionKeys: 81234, Estimated: true},
 			},
 		}}},
 	}
