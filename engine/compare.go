@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/extsort"
@@ -301,7 +302,7 @@ func (c *comparison) readExpected(ctx context.Context, s *extsort.Sorter) error 
 			}
 			// An item run would refuse is a problem, for plan and verify
 			// alike, and not an item the table should hold.
-			if ie, _ := checker.Check(load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity}}); ie != nil {
+			if ie, _ := checker.Check(contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity}}); ie != nil {
 				k := reportKey(key)
 				c.rowError(report.Problem{Kind: rejectKind(ie.Err), Entity: it.Entity, Origin: it.Table + " " + it.SourceKey, Key: &k, Message: ie.Reason})
 				continue

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/report"
 )
@@ -62,6 +61,7 @@ type TableWriter struct {
 	OpenSeconds float64
 }
 
+// String renders the writer as "pid N on T (transaction open for D)".
 func (w TableWriter) String() string {
 	return fmt.Sprintf("pid %d on %s (transaction open for %s)", w.PID, w.Table, (time.Duration(w.OpenSeconds) * time.Second).String())
 }
@@ -97,7 +97,7 @@ func Cutover(ctx context.Context, cfg CutoverConfig) (*CutoverResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("cutover: catching up: %w", err)
 	}
-	res.CaughtUp, res.Applied = first.Final.ServerLSN, first.Final.Changes
+	res.CaughtUp, res.Applied = first.CaughtUpAt, first.Final.Changes
 	tables := first.Slot.Tables
 	if res.Writers, err = tableWriters(ctx, sc.Postgres, tables); err != nil {
 		return res, err
@@ -111,7 +111,7 @@ func Cutover(ctx context.Context, cfg CutoverConfig) (*CutoverResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("cutover: applying the quiet period's changes: %w", err)
 	}
-	res.Final, res.QuietChanges = second.Final.ServerLSN, second.Final.TableChanges
+	res.Final, res.QuietChanges = second.CaughtUpAt, second.Final.TableChanges
 	later, err := tableWriters(ctx, sc.Postgres, tables)
 	if err != nil {
 		return res, err
@@ -119,8 +119,16 @@ func Cutover(ctx context.Context, cfg CutoverConfig) (*CutoverResult, error) {
 	res.Writers = mergeWriters(res.Writers, later)
 
 	vc := VerifyConfig{CompareConfig: CompareConfig{Mapping: sc.Mapping, Postgres: sc.Postgres, DynamoDB: sc.DynamoDB, Table: sc.Table, Logger: sc.Logger}, Sample: cfg.Sample}
-	if vc.Shards, err = stateShards(sc.StateFile); err != nil {
-		return res, err
+	// The sync's state file records the shard counts its initial load
+	// wrote the items with (sc.StateFile has its default by now).
+	st, err := ReadStateShards(sc.StateFile, sc.Table)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		vc.Shards = map[[2]string]int{} // computed: not another file's
+	case err != nil:
+		return res, fmt.Errorf("cutover: %w", err)
+	default:
+		vc.Shards = st.Map()
 	}
 	if res.Verify, err = Verify(ctx, vc); err != nil {
 		return res, fmt.Errorf("cutover: verify: %w", err)
@@ -220,24 +228,4 @@ func mergeWriters(a, b []TableWriter) []TableWriter {
 		return out[i].PID < out[j].PID
 	})
 	return out
-}
-
-// stateShards reads the "count: auto" shard counts of the sync's state
-// file, which the table was written with; nil when it records none.
-func stateShards(path string) (map[[2]string]int, error) {
-	st, err := checkpoint.Load(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, kinded(ErrState, fmt.Errorf("cutover: %w", err))
-	}
-	if len(st.Shards) == 0 {
-		return nil, nil
-	}
-	counts := map[[2]string]int{}
-	for _, s := range st.Shards {
-		counts[[2]string{s.Entity, s.Index}] = s.Count
-	}
-	return counts, nil
 }

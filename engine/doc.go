@@ -1,5 +1,5 @@
 // Package engine runs migrations: it owns each verb of the tool (Run, Plan,
-// Verify, Prune, Sync) as a function that takes a Config and a context and
+// Verify, Prune, Sync, Export) as a function that takes a Config and a context and
 // returns a result value. The command line (cmd/migrate) is one caller; a deploy job,
 // a Lambda or a service's integration test can be another.
 //
@@ -20,16 +20,22 @@
 // writing them; Plan also estimates the load (capacity) and all three
 // describe what they found as report documents.
 //
+// The interfaces and values that join the stages (Target, Source, Item,
+// Stats, Observer) are package contract's: targets implement them without
+// importing the engine.
+//
 // Which package may import which (enforced by internal/archtest):
 //
+//	contract           the standard library and DynamoDB's attribute values only
 //	mapping            pure: no I/O
-//	transform          pure: mapping, extract's value types
+//	transform          pure: mapping, extract's value types, ddbvalue
 //	extract            PostgreSQL (pgx), mapping
-//	load               the AWS SDK only
+//	load               the AWS SDK, contract and ddbvalue only: a target
+//	ddbvalue           pure: DynamoDB's value rules (numbers, key order, sizes, DynamoDB JSON), used by all
 //	replicate          PostgreSQL logical replication (pgx, pglogrepl)
 //	affect             extract, transform, replicate: reads, never writes
 //	engine             all of the above, tableread, diff, capacity, report
-//	export             engine, load, diff: files for Import from S3, a Target and an ExportSource
+//	export             engine, load, diff: files for Import from S3, a Target and an contract.Source
 //	cmd/migrate        engine and the packages it renders; nothing imports it
 //
 // Progress leaves the engine through an Observer, never through a terminal;

@@ -3,24 +3,29 @@ package engine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/pgdynamo/migrate/contract"
 )
 
 // Errors callers branch on. A verb's error wraps at most one of them;
 // mapping problems come as mapping.Diagnostics.
 var (
 	// ErrConfig is wrapped by every Config.Validate error: the caller's
-	// settings are wrong, nothing was read or written.
-	ErrConfig = errors.New("engine: invalid configuration")
+	// settings are wrong, nothing was read or written. It is
+	// contract.ErrConfig, which targets wrap too.
+	ErrConfig = contract.ErrConfig
 	// ErrState is wrapped when the state file forbids the run as asked
 	// (resume without a state file, a changed mapping, an unfinished run
-	// without a choice): nothing was read or written.
-	ErrState = errors.New("engine: the state file does not allow this run")
+	// without a choice): nothing was read or written. It is
+	// contract.ErrState.
+	ErrState = contract.ErrState
 	// ErrNothingToResume is returned by a resumed Run whose state file
 	// records a completed run: nothing was read or written.
 	ErrNothingToResume = errors.New("engine: nothing to resume: the recorded run completed")
 	// ErrInterrupted is wrapped when the context ended (a signal) and the
-	// verb stopped early; for Run the checkpoint is saved.
-	ErrInterrupted = errors.New("engine: interrupted")
+	// verb stopped early; for Run the checkpoint is saved. It is
+	// contract.ErrInterrupted.
+	ErrInterrupted = contract.ErrInterrupted
 	// ErrTooManyRejects is wrapped by a Run that completed with more
 	// rejects than RunConfig.MaxRejects allows.
 	ErrTooManyRejects = errors.New("engine: more rejects than allowed")
@@ -29,8 +34,8 @@ var (
 	// checkpointed); OnErrorReject would have rejected it and gone on.
 	ErrBadRow = errors.New("engine: bad row")
 	// ErrTable is wrapped when the target table cannot serve the mapping
-	// (missing, or its keys differ).
-	ErrTable = errors.New("engine: the target table does not fit the mapping")
+	// (missing, or its keys differ). It is contract.ErrTable.
+	ErrTable = contract.ErrTable
 )
 
 // kindError is an error of one of the kinds above whose message is only
@@ -43,7 +48,7 @@ func (e *kindError) Error() string   { return e.err.Error() }
 func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // badRow is a bad-row failure whose message describes the row and whose
-// chain holds ErrBadRow and the row's own error (a *load.ItemError or a
+// chain holds ErrBadRow and the row's own error (a *contract.ItemError or a
 // *transform.RowError), so that callers can tell, e.g., a duplicate key.
 type badRow struct {
 	msg   string

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 		dynamoDB, table = s.DynamoDBClient(), "Bookstore-examples-"+hex.EncodeToString(suffix)
 		cleanup := func() {
 			_ = drop()
-			for _, t := range []string{table + "-run", table + "-verify"} {
+			for _, t := range []string{table + "-run", table + "-verify", table + "-prune", table + "-prove", table + "-export", table + "-sync", table + "-observed"} {
 				_, _ = dynamoDB.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(t)})
 			}
 			_ = os.RemoveAll(stateDir)

@@ -5,44 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
-	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
-
-// ExportSource is an export that Run loads instead of reading the
-// database (RunConfig.Export): package export's Source fits.
-type ExportSource interface {
-	// ID identifies the export and the files taken from it; the state
-	// file records it, and a resumed run continues only the same.
-	ID() string
-	// MappingSHA256 is the hash of the mapping the export was made with.
-	MappingSHA256() string
-	// Files are the data files to load, in order.
-	Files() []ExportFile
-	// Items reads one file's items, starting after line after (0: from
-	// the first line).
-	Items(ctx context.Context, file string, after int64) iter.Seq2[ExportItem, error]
-}
-
-// ExportFile is one data file of an export.
-type ExportFile struct {
-	Name     string
-	Items    int64
-	Entities map[string]int64 // items per entity
-}
-
-// ExportItem is one line of a data file.
-type ExportItem struct {
-	Line  int64 // 1 for the first line
-	Attrs map[string]types.AttributeValue
-}
 
 // exportEntity is the entity of an item whose entity attribute is missing.
 const exportEntity = "(none)"
@@ -57,7 +28,7 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 	if got := exp.MappingSHA256(); got != m.Digest {
 		return nil, configErrorf("run: the export was made with another mapping (sha256 %.12s…, and %s has %.12s…): load it with the mapping it was made with", got, m.File, m.Digest)
 	}
-	if _, ok := cfg.Target.(Starter); ok {
+	if _, ok := cfg.Target.(contract.Starter); ok {
 		return nil, configErrorf("run: an export is loaded into a table, not into another export")
 	}
 	prev, err := previousRun(log, cfg.StateFile, m.Digest, cfg.Table, cfg.Resume, cfg.Fresh)
@@ -121,7 +92,7 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 	defer r.keys.close()
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
-		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Export: exp.ID(), Target: info.checkpoint(),
+		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Export: exp.ID(), Target: targetCheckpoint(info),
 	}
 	after, done := map[string]int64{}, map[string]bool{}
 	if prev != nil {
@@ -153,14 +124,14 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 		Version: 1, Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table, Target: info,
 		StateFile: cfg.StateFile, RejectFile: cfg.RejectFile, Resumed: prev != nil, StartedAt: start.UTC(),
 	}
-	begin := RunStart{Table: cfg.Table, Target: info, StateFile: cfg.StateFile, Resumed: prev != nil}
+	begin := contract.RunStart{Table: cfg.Table, Target: info, StateFile: cfg.StateFile, Resumed: prev != nil}
 	for _, es := range r.order {
 		begin.Entities = append(begin.Entities, es.progress())
 	}
 	cfg.Observer.Started(begin)
 	stopProgress := r.reportProgress(start)
 
-	r.read = func(ctx context.Context, out chan<- load.Item) error {
+	r.read = func(ctx context.Context, out chan<- contract.Item) error {
 		for _, f := range files {
 			if done[f.Name] {
 				continue
@@ -192,7 +163,7 @@ func runExport(ctx context.Context, cfg RunConfig, start time.Time) (*RunResult,
 }
 
 // sendExportItem registers one line with the watermark and sends its item.
-func (r *runner) sendExportItem(ctx context.Context, file string, it ExportItem, out chan<- load.Item) error {
+func (r *runner) sendExportItem(ctx context.Context, file string, it contract.SourceItem, out chan<- contract.Item) error {
 	entity := exportEntity
 	if av, ok := it.Attrs[r.cfg.Mapping.EntityAttribute].(*types.AttributeValueMemberS); ok && r.stats[av.Value] != nil {
 		entity = av.Value
@@ -207,10 +178,10 @@ func (r *runner) sendExportItem(ctx context.Context, file string, it ExportItem,
 	if err != nil {
 		return err
 	}
-	item := load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: entity, Table: file, SourceKey: key}}
+	item := contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: entity, Table: file, SourceKey: key}}
 	item.Ack = r.acker(item, es, rm)
 	if r.reject {
-		item.Fail = func(ie *load.ItemError) {
+		item.Fail = func(ie *contract.ItemError) {
 			r.wm.reject(rm, entity, exportReject(ie, it.Attrs))
 			r.rejected(entity, ie)
 		}
@@ -227,7 +198,7 @@ func (r *runner) sendExportItem(ctx context.Context, file string, it ExportItem,
 
 // exportReject is the reject line of an item of an export: its row is the
 // item itself, as DynamoDB JSON.
-func exportReject(e *load.ItemError, attrs map[string]types.AttributeValue) RejectLine {
+func exportReject(e *contract.ItemError, attrs map[string]types.AttributeValue) RejectLine {
 	l := itemReject(nil, nil, nil, e) // an export item has no source column
 	if data, err := transform.MarshalItem(attrs); err == nil {
 		l.Row = json.RawMessage(data)
@@ -239,7 +210,7 @@ func exportReject(e *load.ItemError, attrs map[string]types.AttributeValue) Reje
 // end of runExport, and what Run does after its pipeline.
 // duplicates is what the duplicate-key check of a run that wrote every
 // item found (see keyCheck), if anything.
-func (r *runner) result(ctx context.Context, res *RunResult, ls load.Stats, mk mark, failure, duplicates error, start time.Time) (*RunResult, error) {
+func (r *runner) result(ctx context.Context, res *RunResult, ls contract.Stats, mk mark, failure, duplicates error, start time.Time) (*RunResult, error) {
 	cfg := r.cfg
 	complete := failure == nil && mk.complete
 	res.fill(r.order, ls, time.Since(start))

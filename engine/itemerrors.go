@@ -4,18 +4,19 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/load"
 )
 
 // splitItemErrors separates the row errors in an error returned by
 // load.Writer.Write from the rest (a fatal error, an interruption, or the
 // count of row errors beyond those reported).
-func splitItemErrors(err error) ([]*load.ItemError, error) {
-	var items []*load.ItemError
+func splitItemErrors(err error) ([]*contract.ItemError, error) {
+	var items []*contract.ItemError
 	var rest []error
 	var walk func(error)
 	walk = func(err error) {
-		if ie, ok := err.(*load.ItemError); ok {
+		if ie, ok := err.(*contract.ItemError); ok {
 			items = append(items, ie)
 			return
 		}
@@ -34,7 +35,7 @@ func splitItemErrors(err error) ([]*load.ItemError, error) {
 	return items, errors.Join(rest...)
 }
 
-func describeItemError(e *load.ItemError) string {
+func describeItemError(e *contract.ItemError) string {
 	key := ""
 	if e.Key != "" {
 		key = " (item " + e.Key + ")"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/extsort"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -59,7 +60,7 @@ func (k *keyCheck) needs(entity string) bool { return k != nil && k.check[entity
 
 // record returns what to record for an item once it is acknowledged: its
 // key, and its key for display and its origin.
-func (k *keyCheck) record(it load.Item) (key, value []byte) {
+func (k *keyCheck) record(it contract.Item) (key, value []byte) {
 	key = load.AppendKey(nil, it.Attrs, k.pk, k.sk)
 	value = fmt.Appendf(nil, "%s\x00%s", load.DisplayKey(it.Attrs, k.pk, k.sk), it.Origin.String())
 	return key, value

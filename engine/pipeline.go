@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/transform"
@@ -26,7 +27,7 @@ type runner struct {
 	// targetKind is the target's TargetInfo.Kind, for messages.
 	targetKind string
 	// target reports its writer's counts to progress reports, when it can.
-	target Target
+	target contract.Target
 	// stopReading ends the read side of the pipeline (fail mode: on the
 	// first refused item).
 	stopReading func(error)
@@ -34,11 +35,11 @@ type runner struct {
 	// already read are still written, so the checkpoint reaches the row
 	// before the refused one, which never settles. Write reports the item
 	// error when it returns.
-	failStop func(*load.ItemError)
+	failStop func(*contract.ItemError)
 	// read, when set, replaces reading the database in turn: it sends the
 	// items of another source (an export's files, see runExport), or reads
 	// with parallel readers (readParallel).
-	read func(ctx context.Context, out chan<- load.Item) error
+	read func(ctx context.Context, out chan<- contract.Item) error
 	// units are what parallel readers read, by watermark name and in
 	// order (readers.go).
 	units     map[string]*unit
@@ -58,11 +59,11 @@ type runner struct {
 // their rows. So a run stops within seconds even when the whole source is
 // already read into the window. The state file is saved every
 // CheckpointEvery meanwhile.
-func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transform.Source, after map[string][]any, save func(bool) (mark, error)) (load.Stats, error) {
+func (r *runner) pipeline(ctx context.Context, target contract.Target, toRead []*transform.Source, after map[string][]any, save func(bool) (mark, error)) (contract.Stats, error) {
 	readCtx, cancelRead := context.WithCancelCause(ctx)
 	defer cancelRead(nil)
 	r.stopReading = cancelRead
-	r.failStop = func(ie *load.ItemError) { r.stopReading(ie) }
+	r.failStop = func(ie *contract.ItemError) { r.stopReading(ie) }
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
@@ -74,7 +75,7 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 	}()
 
 	// A few batches: the writer's window does the buffering.
-	items := make(chan load.Item, 16*load.MaxBatchItems)
+	items := make(chan contract.Item, 16*load.MaxBatchItems)
 	var produceErr error
 	var producer sync.WaitGroup
 	producer.Go(func() {
@@ -136,7 +137,7 @@ func (r *runner) pipeline(ctx context.Context, target Target, toRead []*transfor
 // only follow from the interruption (reading canceled) are not failures.
 func (r *runner) outcome(ctx context.Context, produceErr, writeFatal, saveErr error) error {
 	var re *transform.RowError
-	var ie *load.ItemError
+	var ie *contract.ItemError
 	switch {
 	case writeFatal != nil:
 		if items, rest := splitItemErrors(writeFatal); len(items) > 0 && rest == nil {
@@ -177,7 +178,7 @@ func (rr *readRow) SourceKey() string { return rr.src.SourceKey(rr.row) }
 // target, registering each row with the watermark in read order. Once the
 // last row is read it ends the snapshot, so that the source's transaction
 // is not held open while the last items are written.
-func (r *runner) produce(ctx context.Context, sources []*transform.Source, after map[string][]any, out chan<- load.Item) error {
+func (r *runner) produce(ctx context.Context, sources []*transform.Source, after map[string][]any, out chan<- contract.Item) error {
 	var current *transform.Source
 	var all []string // the entities of current, in order: the items of a row without row errors
 	err := r.src.walkSources(ctx, sources, after, (*transform.Source).Build, func(s *transform.Source, row extract.Row, items []transform.Item, rowErrs []*transform.RowError) error {
@@ -227,7 +228,7 @@ func (r *runner) readRow(s *transform.Source, row extract.Row, rowErrs []*transf
 // fail mode a refused item stops reading, and the row never settles, so
 // the checkpoint stays before it. all lists the entities of a row that
 // built an item for each, in order: shared by such rows.
-func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, all []string, out chan<- load.Item) error {
+func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, all []string, out chan<- contract.Item) error {
 	// Rows may come from a buffer without waiting, and items go into a
 	// channel with room: nothing else would notice a signal.
 	if err := ctx.Err(); err != nil {
@@ -248,17 +249,17 @@ func (r *runner) send(ctx context.Context, rr *readRow, items []transform.Item, 
 	if err != nil {
 		return err
 	}
-	origin := load.Origin{Row: rr}
+	origin := contract.Origin{Row: rr}
 	if r.cfg.Target != nil && len(items) > 0 {
 		// Targets of callers read Origin.SourceKey, as they always could.
-		origin = load.Origin{SourceKey: rr.SourceKey()}
+		origin = contract.Origin{SourceKey: rr.SourceKey()}
 	}
 	for _, ti := range items {
 		origin.Entity, origin.Table = ti.Entity, ti.Table
-		it := load.Item{Attrs: ti.Attrs, Origin: origin}
+		it := contract.Item{Attrs: ti.Attrs, Origin: origin}
 		it.Ack = r.acker(it, r.stats[ti.Entity], rm)
 		if r.reject {
-			it.Fail = func(ie *load.ItemError) {
+			it.Fail = func(ie *contract.ItemError) {
 				r.wm.reject(rm, ie.Origin.Entity, itemReject(r.cfg.Mapping, rr.src, &rr.row, ie))
 				r.rejected(ie.Origin.Entity, ie)
 			}
@@ -290,7 +291,7 @@ func (r *runner) rejected(entity string, err error) {
 // duplicate check when its entity needs one, counts the item written and
 // settles it with the watermark. The closure captures the key only when
 // there is one to record, as most items have none.
-func (r *runner) acker(it load.Item, es *entityStats, rm *rowMark) func() {
+func (r *runner) acker(it contract.Item, es *entityStats, rm *rowMark) func() {
 	if r.keys.needs(it.Origin.Entity) {
 		key, value := r.keys.record(it)
 		return func() {

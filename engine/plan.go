@@ -13,6 +13,7 @@ import (
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/report"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -126,7 +127,7 @@ func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
 		expected: b.expected, rowError: b.problem, visit: b.visit}
 	if !tgt.exists {
 		c.mode = "none"
-		pkType, skType := keyTypesOf(m)
+		pkType, skType := tableconf.KeyTypes(m)
 		b.p.Table.Create = tableCreate(load.CreateTableInput(load.Config{
 			Table: tgt.name, PartitionKey: m.PartitionKey, SortKey: m.SortKey, Indexes: src.indexes(),
 			PartitionKeyType: pkType, SortKeyType: skType,

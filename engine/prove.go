@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -15,15 +17,28 @@ type ProveConfig struct {
 	Postgres string // source database URL; never logged or stored
 	// DynamoDB is asked with GetItem and Query only; *dynamodb.Client fits.
 	DynamoDB prove.DynamoDB
+	// StateFile is the state file of the run or sync that wrote the table:
+	// when AutoShards is nil, Prove takes the "count: auto" shard counts
+	// from it (see WrittenShards). Default: StatePath(table), when it
+	// exists.
+	StateFile string
 }
 
 // Prove answers the mapping's access patterns on the migrated table and
 // compares each answer with the pattern's SQL on the source, in one
 // read-only snapshot that has passed the catalog check. "count: auto"
-// shard counts not given are computed from the source as Run computes them.
+// shard counts neither given nor in the state file are computed from the
+// source as Run computes them.
 func Prove(ctx context.Context, cfg ProveConfig) (*prove.Result, error) {
 	if cfg.Mapping == nil || cfg.DynamoDB == nil || cfg.Postgres == "" {
 		return nil, configErrorf("prove: a mapping, a source database URL and a DynamoDB client are required")
+	}
+	if cfg.AutoShards == nil {
+		st, err := WrittenShards("prove", cfg.Mapping, cfg.StateFile, cmp.Or(cfg.Table, cfg.Mapping.Table))
+		if err != nil {
+			return nil, err
+		}
+		cfg.AutoShards = st.Map()
 	}
 	src, err := openSource(ctx, cfg.Mapping, cfg.Postgres)
 	if err != nil {
@@ -49,7 +64,7 @@ func Prove(ctx context.Context, cfg ProveConfig) (*prove.Result, error) {
 
 // ShardCounts computes a mapping's "count: auto" shard counts from the
 // source, as Run computes them, in a read-only snapshot.
-func ShardCounts(ctx context.Context, m *mapping.Mapping, pgURL string) ([]ShardCount, error) {
+func ShardCounts(ctx context.Context, m *mapping.Mapping, pgURL string) ([]contract.ShardCount, error) {
 	src, err := openSource(ctx, m, pgURL)
 	if err != nil {
 		return nil, err
@@ -58,5 +73,5 @@ func ShardCounts(ctx context.Context, m *mapping.Mapping, pgURL string) ([]Shard
 	if err := src.computeShards(ctx, nil); err != nil {
 		return nil, err
 	}
-	return src.shards, nil
+	return publicShards(src.shards), nil
 }

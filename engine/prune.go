@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/load"
@@ -41,32 +42,11 @@ func (c PruneConfig) Validate() error {
 	return nil
 }
 
-// PruneResult is what Prune found, and deleted.
-type PruneResult struct {
-	Table  string `json:"table"`
-	Exists bool   `json:"exists"` // false: the table does not exist, nothing to prune
-	// Deleted says the stale items were deleted (PruneConfig.Delete), not
-	// only listed.
-	Deleted bool `json:"deleted"`
-	// Entities counts the stale items per entity, sorted by entity; with
-	// Deleted, the items DynamoDB acknowledged as deleted.
-	Entities []EntityCount `json:"entities"`
-	// Total is the number of stale items found.
-	Total int64 `json:"total"`
-	// Listed are the first MaxDetails stale items.
-	Listed []report.ItemRef `json:"listed"`
-	// Foreign counts the items in the table that the mapping could not
-	// have written (another entity name, or a key its templates cannot
-	// produce): never deleted. ForeignListed are the first MaxDetails.
-	Foreign       int64            `json:"foreign"`
-	ForeignListed []report.ItemRef `json:"foreignListed"`
-}
+// PruneResult is what Prune found, and deleted; report renders it.
+type PruneResult = report.Prune
 
 // EntityCount is a count of items of one entity.
-type EntityCount struct {
-	Entity string `json:"entity"`
-	Items  int64  `json:"items"`
-}
+type EntityCount = report.EntityCount
 
 // Prune compares the source with the table, like Plan, and deletes the
 // stale items: items whose entity attribute names an entity of this
@@ -100,7 +80,7 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 			return nil, err
 		}
 	}
-	deletes := make(chan load.Item, 4*load.MaxBatchItems)
+	deletes := make(chan contract.Item, 4*load.MaxBatchItems)
 	var writeErr error
 	var deleted sync.Map // entity -> *atomic.Int64 acknowledged
 	var wg sync.WaitGroup
@@ -142,7 +122,7 @@ func Prune(ctx context.Context, cfg PruneConfig) (*PruneResult, error) {
 					continue
 				}
 				counter, _ := deleted.LoadOrStore(rec.Entity, new(atomic.Int64))
-				it := load.Item{Attrs: rec.Attrs, Delete: true, Origin: load.Origin{Entity: rec.Entity, Table: tgt.name}}
+				it := contract.Item{Attrs: rec.Attrs, Delete: true, Origin: contract.Origin{Entity: rec.Entity, Table: tgt.name}}
 				it.Ack = func() { counter.(*atomic.Int64).Add(1) }
 				select {
 				case deletes <- it:

@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -30,6 +35,63 @@ func TestShardKeys(t *testing.T) {
 		got, err := ShardKeys(tpl, tc.pk, tc.n)
 		if tc.bad != (err != nil) || !slices.Equal(got, tc.want) {
 			t.Errorf("ShardKeys(%q, %q, %d) = %q, %v; want %q", tc.tpl, tc.pk, tc.n, got, err, tc.want)
+		}
+	}
+}
+
+// fakeQuerier answers DescribeTable with a PK/SK table and each Query
+// call with the next partition's items, in sort-key order.
+type fakeQuerier struct {
+	partitions [][]map[string]types.AttributeValue
+	calls      int
+}
+
+func (f *fakeQuerier) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return &dynamodb.DescribeTableOutput{Table: &types.TableDescription{KeySchema: []types.KeySchemaElement{
+		{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
+		{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
+	}}}, nil
+}
+
+func (f *fakeQuerier) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	items := f.partitions[f.calls]
+	f.calls++
+	return &dynamodb.QueryOutput{Items: items}, nil
+}
+
+// A merged query of several partitions orders N sort keys by value, as
+// DynamoDB orders each partition: not by their text.
+func TestQueryMergesNumberSortKeysByValue(t *testing.T) {
+	t.Parallel()
+	part := func(sks ...string) []map[string]types.AttributeValue {
+		var out []map[string]types.AttributeValue
+		for _, sk := range sks {
+			out = append(out, map[string]types.AttributeValue{"SK": &types.AttributeValueMemberN{Value: sk}})
+		}
+		return out
+	}
+	for _, desc := range []bool{false, true} {
+		// Each partition comes sorted by value, as DynamoDB returns it.
+		p0, p1 := part("-5", "1e-130", "9", "100"), part("-10", "0.5", "10", "99.5")
+		if desc {
+			slices.Reverse(p0)
+			slices.Reverse(p1)
+		}
+		items, err := Query(context.Background(), &fakeQuerier{partitions: [][]map[string]types.AttributeValue{p0, p1}},
+			QueryInput{Table: "t", PKs: []string{"a", "b"}, Desc: desc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range items {
+			got = append(got, it["SK"].(*types.AttributeValueMemberN).Value)
+		}
+		want := []string{"-10", "-5", "1e-130", "0.5", "9", "10", "99.5", "100"}
+		if desc {
+			slices.Reverse(want)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("desc=%v: merged %v, want %v", desc, got, want)
 		}
 	}
 }

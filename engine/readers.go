@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
-	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/transform"
 )
 
@@ -146,7 +146,7 @@ func (r *runner) annotate(sources []checkpoint.Source) {
 // connections in the run's snapshot read the units not done, and send
 // each row's items together. Once every row is read the snapshot is
 // released.
-func (r *runner) readParallel(ctx context.Context, out chan<- load.Item) error {
+func (r *runner) readParallel(ctx context.Context, out chan<- contract.Item) error {
 	var todo []*unit
 	for _, u := range r.unitOrder {
 		if !u.done {
@@ -192,7 +192,7 @@ func (r *runner) readParallel(ctx context.Context, out chan<- load.Item) error {
 }
 
 // readUnit reads one unit to its end.
-func (r *runner) readUnit(ctx context.Context, snap *extract.Snapshot, u *unit, sendMu *sync.Mutex, out chan<- load.Item) error {
+func (r *runner) readUnit(ctx context.Context, snap *extract.Snapshot, u *unit, sendMu *sync.Mutex, out chan<- contract.Item) error {
 	for _, es := range r.bySource[u.src.Name] {
 		if es.started.Load() == 0 {
 			es.touch(&es.started)

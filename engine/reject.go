@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/smithy-go"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -62,7 +63,7 @@ func rowRejects(src *transform.Source, row extract.Row, errs []*transform.RowErr
 }
 
 // itemReject turns a loader row error into a reject line.
-func itemReject(m *mapping.Mapping, src *transform.Source, row *extract.Row, e *load.ItemError) RejectLine {
+func itemReject(m *mapping.Mapping, src *transform.Source, row *extract.Row, e *contract.ItemError) RejectLine {
 	l := RejectLine{
 		Entity: e.Origin.Entity, SourceTable: e.Origin.Table, SourceKey: e.Origin.Key(),
 		Reason: e.Reason, Stage: "load", Kind: rejectKind(e.Err), ItemKey: e.Key, Row: json.RawMessage("null"),

@@ -12,8 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -53,7 +55,7 @@ type RunConfig struct {
 	Writer load.Config
 	// Target replaces the DynamoDB table as the place items go (DynamoDB,
 	// Table, CreateTable and Writer are then unused).
-	Target Target
+	Target contract.Target
 	// Readers is the number of connections reading the source at once,
 	// all in one snapshot (exported by the first, joined by the others, as
 	// pg_dump -j does): tables are read concurrently, and a table of more
@@ -76,7 +78,7 @@ type RunConfig struct {
 	// unused): the items of an export (package export) are loaded with the
 	// same checks, checkpoints (per file and line), rejects and resume.
 	// The mapping must be the one the export was made with.
-	Export ExportSource
+	Export contract.Source
 
 	// OnError is OnErrorFail (default) or OnErrorReject.
 	OnError string
@@ -100,7 +102,7 @@ type RunConfig struct {
 	ResumeCommand string
 
 	// Observer receives progress. Default: none.
-	Observer Observer
+	Observer contract.Observer
 	// ProgressEvery is how often Observer.Progress is called. Default 250ms.
 	ProgressEvery time.Duration
 	// CheckpointEvery is how often the state file is rewritten. Default 1s.
@@ -139,7 +141,7 @@ func (c RunConfig) WithDefaults() RunConfig {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Observer == nil {
-		c.Observer = NopObserver{}
+		c.Observer = contract.NopObserver{}
 	}
 	return c
 }
@@ -192,8 +194,8 @@ func (c RunConfig) writerConfig() load.Config {
 	w.Table = c.Table
 	if c.Mapping != nil {
 		w.PartitionKey, w.SortKey = c.Mapping.PartitionKey, c.Mapping.SortKey
-		w.PartitionKeyType, w.SortKeyType = keyTypesOf(c.Mapping)
-		w.Indexes = indexesOf(c.Mapping)
+		w.PartitionKeyType, w.SortKeyType = tableconf.KeyTypes(c.Mapping)
+		w.Indexes = tableconf.Indexes(c.Mapping)
 	}
 	w.Logger = c.Logger
 	// The writer never stops on a refused item by itself: each one is
@@ -222,18 +224,18 @@ type RunResult struct {
 	ExitCode int    `json:"exitCode"`
 	Error    string `json:"error,omitempty"`
 
-	Mapping       string     `json:"mapping"`
-	MappingSHA256 string     `json:"mappingSHA256"`
-	Table         string     `json:"table"`
-	Target        TargetInfo `json:"target"`
-	StateFile     string     `json:"stateFile"`
-	RejectFile    string     `json:"rejectFile,omitempty"`
-	Resumed       bool       `json:"resumed"`
-	StartedAt     time.Time  `json:"startedAt"`
-	Seconds       float64    `json:"seconds"`
+	Mapping       string              `json:"mapping"`
+	MappingSHA256 string              `json:"mappingSHA256"`
+	Table         string              `json:"table"`
+	Target        contract.TargetInfo `json:"target"`
+	StateFile     string              `json:"stateFile"`
+	RejectFile    string              `json:"rejectFile,omitempty"`
+	Resumed       bool                `json:"resumed"`
+	StartedAt     time.Time           `json:"startedAt"`
+	Seconds       float64             `json:"seconds"`
 
 	// Shards are the "count: auto" shard counts this run used.
-	Shards []ShardCount `json:"-"`
+	Shards []contract.ShardCount `json:"-"`
 
 	// Entities and Total count this run's work.
 	Entities []EntityResult `json:"entities"`
@@ -298,7 +300,7 @@ type WriterResult struct {
 	// DirectCalls were sent without the SDK's per-call middleware;
 	// DirectFallbacks of them were made again through the SDK whole,
 	// their answer being one the direct path does not act on (see
-	// load.Stats).
+	// contract.Stats).
 	DirectCalls     int64 `json:"directCalls"`
 	DirectFallbacks int64 `json:"directFallbacks"`
 }
@@ -311,7 +313,7 @@ type AllRuns struct {
 }
 
 // fill sets the per-entity and total counts from the run's stats.
-func (s *RunResult) fill(order []*entityStats, ls load.Stats, total time.Duration) {
+func (s *RunResult) fill(order []*entityStats, ls contract.Stats, total time.Duration) {
 	s.Entities = s.Entities[:0]
 	s.Total = EntityResult{Entity: "TOTAL"}
 	for _, e := range order {
@@ -413,7 +415,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 
 	r := &runner{cfg: cfg, log: log, src: src, reject: reject, stats: map[string]*entityStats{}, bySource: map[string][]*entityStats{}, targetKind: info.Kind, target: target}
 	var estimates map[string]int64
-	if _, nop := cfg.Observer.(NopObserver); !nop {
+	if _, nop := cfg.Observer.(contract.NopObserver); !nop {
 		if estimates, err = src.estimates(ctx); err != nil {
 			log.Debug("no row estimates", "err", err)
 		}
@@ -464,7 +466,7 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	}
 	state := &checkpoint.State{
 		Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table,
-		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Target: info.checkpoint(),
+		StartedAt: start.UTC(), RejectFile: cfg.RejectFile, Target: targetCheckpoint(info),
 	}
 	for _, s := range src.shards {
 		state.Shards = append(state.Shards, checkpoint.Shard{Entity: s.Entity, Index: s.Index, Count: s.Inputs.Count})
@@ -497,9 +499,9 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 	res := &RunResult{
 		Version: 1, Mapping: m.File, MappingSHA256: m.Digest, Table: cfg.Table, Target: info,
 		StateFile: cfg.StateFile, RejectFile: cfg.RejectFile, Resumed: prev != nil, StartedAt: start.UTC(),
-		Shards: src.shards, SourceChanges: changed,
+		Shards: publicShards(src.shards), SourceChanges: changed,
 	}
-	begin := RunStart{Table: cfg.Table, Target: info, StateFile: cfg.StateFile, Resumed: prev != nil, Shards: src.shards}
+	begin := contract.RunStart{Table: cfg.Table, Target: info, StateFile: cfg.StateFile, Resumed: prev != nil, Shards: publicShards(src.shards)}
 	for _, es := range r.order {
 		begin.Entities = append(begin.Entities, es.progress())
 	}
@@ -524,14 +526,14 @@ func Run(ctx context.Context, cfg RunConfig) (*RunResult, error) {
 // reportProgress calls the observer every ProgressEvery until the returned
 // function is called, which reports once more with Done set.
 func (r *runner) reportProgress(start time.Time) (stop func()) {
-	snapshot := func(done bool) Progress {
-		p := Progress{Elapsed: time.Since(start), Done: done}
+	snapshot := func(done bool) contract.Progress {
+		p := contract.Progress{Elapsed: time.Since(start), Done: done}
 		for _, es := range r.order {
 			p.Entities = append(p.Entities, es.progress())
 		}
 		if ws, ok := r.target.(writeStatser); ok {
 			if st, ok := ws.WriteStats(); ok {
-				p.Writes = WriteProgress{Calls: st.Calls, ThrottledCalls: st.ThrottledCalls, Retries: st.Total.Retries, Throttled: st.Total.Throttled}
+				p.Writes = contract.WriteProgress{Calls: st.Calls, ThrottledCalls: st.ThrottledCalls, Retries: st.Total.Retries, Throttled: st.Total.Throttled}
 			}
 		}
 		return p

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -63,7 +64,7 @@ type fakeTarget struct {
 	items   map[string]map[string]types.AttributeValue // by PK|SK
 	opened  int
 	openErr error
-	refuse  func(load.Item) bool
+	refuse  func(contract.Item) bool
 	// failAfter > 0 stops Write with an error after that many items.
 	failAfter int
 	// cancelAfter > 0 calls cancel after that many items (an interrupt).
@@ -76,15 +77,15 @@ func newFakeTarget() *fakeTarget {
 	return &fakeTarget{items: map[string]map[string]types.AttributeValue{}}
 }
 
-func (f *fakeTarget) Open(context.Context) (engine.TargetInfo, error) {
+func (f *fakeTarget) Open(context.Context) (contract.TargetInfo, error) {
 	f.opened++
-	return engine.TargetInfo{Kind: "fake", Name: "memory"}, f.openErr
+	return contract.TargetInfo{Kind: "fake", Name: "memory"}, f.openErr
 }
 
 var errTargetDown = errors.New("fake target: connection lost")
 
-func (f *fakeTarget) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
-	var st load.Stats
+func (f *fakeTarget) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
+	var st contract.Stats
 	for it := range items {
 		if ctx.Err() != nil { // a Target stops when ctx ends
 			return st, ctx.Err()
@@ -100,7 +101,7 @@ func (f *fakeTarget) Write(ctx context.Context, items <-chan load.Item) (load.St
 			f.cancel()
 		}
 		if f.refuse != nil && f.refuse(it) {
-			ie := &load.ItemError{Origin: it.Origin, Reason: "refused by the fake target", Err: load.ErrInvalidItem}
+			ie := &contract.ItemError{Origin: it.Origin, Reason: "refused by the fake target", Err: load.ErrInvalidItem}
 			it.Fail(ie)
 			continue
 		}
@@ -131,17 +132,17 @@ func (f *fakeTarget) keys() []string {
 // recorder is an Observer that keeps what it was told.
 type recorder struct {
 	mu          sync.Mutex
-	started     []engine.RunStart
-	progress    []engine.Progress
+	started     []contract.RunStart
+	progress    []contract.Progress
 	interrupted int
 }
 
-func (r *recorder) Started(s engine.RunStart) {
+func (r *recorder) Started(s contract.RunStart) {
 	r.mu.Lock()
 	r.started = append(r.started, s)
 	r.mu.Unlock()
 }
-func (r *recorder) Progress(p engine.Progress) {
+func (r *recorder) Progress(p contract.Progress) {
 	r.mu.Lock()
 	r.progress = append(r.progress, p)
 	r.mu.Unlock()
@@ -204,7 +205,7 @@ func TestRunRejectsWhatTheTargetRefuses(t *testing.T) {
 	t.Parallel()
 	pg, m := shop(t, "UPDATE customers SET balance = 'NaN' WHERE id = 3;")
 	target := newFakeTarget()
-	target.refuse = func(it load.Item) bool { return it.Origin.SourceKey == "id=10" && it.Origin.Entity == "Order" }
+	target.refuse = func(it contract.Item) bool { return it.Origin.SourceKey == "id=10" && it.Origin.Entity == "Order" }
 	dir := t.TempDir()
 	rejects := filepath.Join(dir, "rejects.jsonl")
 	res, err := engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: target,
@@ -391,25 +392,25 @@ type holdingTarget struct {
 	openTxnsBefore int
 }
 
-func (h *holdingTarget) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
-	var held []load.Item
+func (h *holdingTarget) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
+	var held []contract.Item
 	for it := range items { // closed once the last row is read
 		held = append(held, it)
 	}
 	conn, err := pgx.Connect(ctx, h.pg)
 	if err != nil {
-		return load.Stats{}, err
+		return contract.Stats{}, err
 	}
 	defer conn.Close(context.Background())
 	err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL`).Scan(&h.openTxnsBefore)
 	if err != nil {
-		return load.Stats{}, err
+		return contract.Stats{}, err
 	}
 	for _, it := range held {
 		it.Ack()
 	}
-	return load.Stats{}, nil
+	return contract.Stats{}, nil
 }
 
 // The source snapshot is released as soon as the last row is read, not

@@ -8,10 +8,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -111,7 +112,7 @@ type source struct {
 	// readers.go); snapshotID is empty unless the snapshot was given.
 	url, snapshotID string
 	// shards holds the computed "count: auto" shard counts and their inputs.
-	shards []ShardCount
+	shards []autoShard
 	// keys says which entities' keys are proven unique.
 	keys mapping.KeyProof
 	// began and held time the snapshot: from its BEGIN until close.
@@ -121,9 +122,9 @@ type source struct {
 	overrides []extract.Setting
 }
 
-// ShardCount is the shard count of one sharded index of one entity with
+// autoShard is the shard count of one sharded index of one entity with
 // "count: auto", and how it was found.
-type ShardCount struct {
+type autoShard struct {
 	Entity, Index string
 	Inputs        transform.ShardInputs
 	// Preset says the count was taken from the state file of the run being
@@ -131,11 +132,22 @@ type ShardCount struct {
 	Preset bool
 }
 
-func (r ShardCount) String() string {
-	if r.Preset {
-		return fmt.Sprintf("shards for %s %s: %d (count: auto, as computed by the run being resumed)", r.Entity, r.Index, r.Inputs.Count)
+// public is the count as observers and results show it.
+func (r autoShard) public() contract.ShardCount {
+	c := contract.ShardCount{Entity: r.Entity, Index: r.Index, Count: r.Inputs.Count, Preset: r.Preset}
+	if !r.Preset {
+		c.Basis = r.Inputs.String()
 	}
-	return fmt.Sprintf("shards for %s %s: %s (count: auto)", r.Entity, r.Index, r.Inputs)
+	return c
+}
+
+// publicShards converts shards for observers and results.
+func publicShards(shards []autoShard) []contract.ShardCount {
+	var out []contract.ShardCount
+	for _, s := range shards {
+		out = append(out, s.public())
+	}
+	return out
 }
 
 // openSource opens the snapshot, checks the mapping against the catalog
@@ -199,29 +211,7 @@ func (s *source) logOverrides(log *slog.Logger) {
 }
 
 // indexes are the mapping's secondary indexes in the loader's terms.
-func (s *source) indexes() []load.Index { return indexesOf(s.m) }
-
-// indexesOf gives the loader every index with its kind (global or local),
-// key types and projection, for table creation, the table check and write
-// units.
-func indexesOf(m *mapping.Mapping) []load.Index {
-	var out []load.Index
-	for _, ix := range m.Indexes {
-		li := load.Index{Name: ix.Name, PartitionKey: ix.PartitionKey, SortKey: ix.SortKey, Local: ix.Local,
-			PartitionKeyType: types.ScalarAttributeType(ix.PartitionKeyType), SortKeyType: types.ScalarAttributeType(ix.SortKeyType),
-			Projection: types.ProjectionType(ix.Projection.Type)}
-		for _, a := range ix.Projection.NonKeyAttributes {
-			li.NonKeyAttributes = append(li.NonKeyAttributes, a.Name)
-		}
-		out = append(out, li)
-	}
-	return out
-}
-
-// keyTypesOf is the table's key types in the loader's terms.
-func keyTypesOf(m *mapping.Mapping) (pk, sk types.ScalarAttributeType) {
-	return types.ScalarAttributeType(m.PartitionKeyType), types.ScalarAttributeType(m.SortKeyType)
-}
+func (s *source) indexes() []load.Index { return tableconf.Indexes(s.m) }
 
 // rowVisitor sees every source row with the items it produced and the row
 // errors of entities that could not build theirs. Returning an error stops
@@ -295,7 +285,7 @@ func (s *source) computeShards(ctx context.Context, preset map[[2]string]int) er
 	for _, a := range s.plan.AutoShards() {
 		if n, ok := preset[[2]string{a.Entity, a.Index}]; ok && n > 0 {
 			s.plan.SetShardCount(a.Entity, a.Index, n)
-			s.shards = append(s.shards, ShardCount{Entity: a.Entity, Index: a.Index, Inputs: transform.ShardInputs{Count: n}, Preset: true})
+			s.shards = append(s.shards, autoShard{Entity: a.Entity, Index: a.Index, Inputs: transform.ShardInputs{Count: n}, Preset: true})
 			continue
 		}
 		auto = append(auto, a)
@@ -340,7 +330,7 @@ func (s *source) computeShards(ctx context.Context, preset map[[2]string]int) er
 		in := transform.ShardCount(avg, a.ReadRate)
 		in.SampleItems = int(sz[1])
 		s.plan.SetShardCount(a.Entity, a.Index, in.Count)
-		s.shards = append(s.shards, ShardCount{Entity: a.Entity, Index: a.Index, Inputs: in})
+		s.shards = append(s.shards, autoShard{Entity: a.Entity, Index: a.Index, Inputs: in})
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
@@ -77,9 +78,9 @@ type SyncConfig struct {
 	MaxFanout int
 	// OnTruncate is OnTruncateFail (default) or OnTruncateDelete.
 	OnTruncate string
-	// UntilCaughtUp returns once every change up to the source's current
-	// WAL position is applied (the cutover step); otherwise Sync streams
-	// until ctx ends.
+	// UntilCaughtUp returns once every transaction visible on the source
+	// when the first check ran (every 250 ms, from the stream's start) is
+	// applied (the cutover step); otherwise Sync streams until ctx ends.
 	UntilCaughtUp bool
 	// MaxBatch is how many changes one round applies at most. Default
 	// DefaultSyncBatch.
@@ -103,7 +104,7 @@ type SyncConfig struct {
 // engine goroutine at a time and must return quickly.
 type SyncObserver interface {
 	// Observer receives the initial load's progress.
-	Observer
+	contract.Observer
 	// Slot is called as soon as the slot and publication are known,
 	// created or reused, before anything is read: a caller prints the
 	// slot's name here, so that a slot is never left behind unnamed.
@@ -114,9 +115,12 @@ type SyncObserver interface {
 }
 
 // NopSyncObserver ignores everything.
-type NopSyncObserver struct{ NopObserver }
+type NopSyncObserver struct{ contract.NopObserver }
 
-func (NopSyncObserver) Slot(SlotInfo)     {}
+// Slot does nothing.
+func (NopSyncObserver) Slot(SlotInfo) {}
+
+// Status does nothing.
 func (NopSyncObserver) Status(SyncStatus) {}
 
 // SlotInfo describes the slot and publication of a sync.
@@ -202,8 +206,10 @@ type SyncResult struct {
 	// Final is the stream's last status.
 	Final SyncStatus
 	// CaughtUp says Sync returned because the stream reached the source's
-	// WAL position (UntilCaughtUp).
-	CaughtUp bool
+	// WAL position (UntilCaughtUp): every transaction committed before
+	// CaughtUpAt is in the table.
+	CaughtUp   bool
+	CaughtUpAt replicate.LSN
 }
 
 // WithDefaults returns c with every unset field set to its default.
@@ -521,6 +527,9 @@ func Sync(ctx context.Context, cfg SyncConfig) (_ *SyncResult, err error) {
 	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush, schema: schema}
 	err = a.run(ctx)
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
+	if a.caughtUp {
+		res.CaughtUpAt = a.catchUpTo
+	}
 	cfg.Observer.Status(res.Final)
 	return res, err
 }

@@ -14,9 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/transform"
@@ -44,6 +46,8 @@ type applier struct {
 	// of the last transaction whose changes are all in it or applied.
 	pending, confirmed replicate.LSN
 	caughtUp           bool
+	// catchUpTo is the position UntilCaughtUp waits for.
+	catchUpTo replicate.LSN
 	// schema is the definition of the tables as the items were rendered
 	// with (the state file's record); following is set while a schema
 	// change is being followed.
@@ -266,12 +270,12 @@ func (a *applier) round(ctx context.Context) error {
 	if res.Fanout.Max > a.fanout.Max {
 		a.fanout.Max, a.fanout.MaxChange = res.Fanout.Max, res.Fanout.MaxChange
 	}
-	items := make([]load.Item, 0, len(res.Puts)+len(res.Deletes))
+	items := make([]contract.Item, 0, len(res.Puts)+len(res.Deletes))
 	for _, it := range res.Puts {
-		items = append(items, load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+		items = append(items, contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
 	}
 	for _, it := range res.Deletes {
-		items = append(items, load.Item{Attrs: it.Attrs, Delete: true, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+		items = append(items, contract.Item{Attrs: it.Attrs, Delete: true, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
 	}
 	if err := a.write(ctx, items); err != nil {
 		return err
@@ -303,7 +307,7 @@ func (a *applier) maxFanout() int {
 
 // write writes items with a writer of their own and returns once each is
 // acknowledged, or the reason one was not.
-func (a *applier) write(ctx context.Context, items []load.Item) error {
+func (a *applier) write(ctx context.Context, items []contract.Item) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -312,7 +316,7 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 		return err
 	}
 	var acked atomic.Int64
-	ch := make(chan load.Item, len(items))
+	ch := make(chan contract.Item, len(items))
 	for _, it := range items {
 		it.Ack = func() { acked.Add(1) }
 		ch <- it
@@ -335,7 +339,7 @@ func (a *applier) write(ctx context.Context, items []load.Item) error {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
 			return cause
 		}
-		var ie *load.ItemError
+		var ie *contract.ItemError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
 		}
@@ -422,24 +426,27 @@ func sees(snapshot string, xids []uint32) (bool, error) {
 	return true, nil
 }
 
-// checkCaughtUp sets caughtUp when nothing received waits and the
-// confirmed position has reached the server's current WAL position.
+// checkCaughtUp sets caughtUp once nothing received waits and the
+// confirmed position has reached the target: the end of the source's WAL
+// when the first check ran. Every transaction visible then committed at
+// or before it (replicate.CurrentLSN), and a target read once is reached
+// even while the source goes on writing.
 func (a *applier) checkCaughtUp(ctx context.Context) error {
-	if a.batch.Len() > 0 || a.inTxn {
-		return nil
-	}
-	lsn, err := replicate.CurrentLSN(ctx, a.conn)
-	if err != nil {
-		return err
-	}
-	a.server = lsn
-	if a.confirmed >= lsn {
-		// Caught up means the table is right: not if DDL is pending.
-		if err := a.checkSchema(ctx, "before catching up"); err != nil {
+	if a.catchUpTo == 0 {
+		lsn, err := replicate.CurrentLSN(ctx, a.conn)
+		if err != nil {
 			return err
 		}
-		a.caughtUp = a.batch.Len() == 0
+		a.catchUpTo, a.server = lsn, max(a.server, lsn)
 	}
+	if a.batch.Len() > 0 || a.inTxn || a.confirmed < a.catchUpTo {
+		return nil
+	}
+	// Caught up means the table is right: not if DDL is pending.
+	if err := a.checkSchema(ctx, "before catching up"); err != nil {
+		return err
+	}
+	a.caughtUp = a.batch.Len() == 0
 	return nil
 }
 
@@ -479,7 +486,7 @@ func (a *applier) status(ctx context.Context, done bool) SyncStatus {
 	quiet := now.Sub(a.lastMessage)
 	if !done && !s.CaughtUp && s.LagBytes > 0 && quiet > 5*time.Second {
 		a.log.Warn("sync: nothing received from the slot while the source is ahead: the server is reading WAL it must decode before the next change",
-			"silent", quiet.Round(time.Second).String(), "behind", bytesText(s.LagBytes), "retained", bytesText(max(s.SlotRetainedBytes, 0)),
+			"silent", quiet.Round(time.Second).String(), "behind", report.Bytes(s.LagBytes), "retained", report.Bytes(max(s.SlotRetainedBytes, 0)),
 			"lag", (time.Duration(s.LagSeconds) * time.Second).String())
 	}
 	s.TableChanges = make(map[string]int64, len(a.tableChanges))
@@ -529,7 +536,7 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 	for _, e := range entities {
 		owned[e] = true
 	}
-	var dels []load.Item
+	var dels []contract.Item
 	m2 := a.ss.plan.Mapping
 	_, err := tableread.Scan(ctx, a.cfg.DynamoDB, tableread.ScanConfig{Table: a.cfg.Table, Consistent: true}, func(item map[string]types.AttributeValue) error {
 		if owned[entityOf(item, m2.EntityAttribute)] {
@@ -537,7 +544,7 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 			if m2.SortKey != "" {
 				key[m2.SortKey] = item[m2.SortKey]
 			}
-			dels = append(dels, load.Item{Attrs: key, Delete: true, Origin: load.Origin{Entity: entityOf(item, m2.EntityAttribute), Table: a.cfg.Table}})
+			dels = append(dels, contract.Item{Attrs: key, Delete: true, Origin: contract.Origin{Entity: entityOf(item, m2.EntityAttribute), Table: a.cfg.Table}})
 		}
 		return nil
 	})
@@ -555,7 +562,7 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 // that sees the transactions xids.
 func (a *applier) render(ctx context.Context, xids []uint32, sources []*transform.Source) error {
 	return a.inSnapshot(ctx, xids, func(tx *extract.Snapshot) error {
-		var items []load.Item
+		var items []contract.Item
 		flush := func() error {
 			err := a.write(ctx, items)
 			a.puts.Add(int64(len(items)))
@@ -572,7 +579,7 @@ func (a *applier) render(ctx context.Context, xids []uint32, sources []*transfor
 					return fmt.Errorf("sync: bad row: %w", errs[0])
 				}
 				for _, it := range its {
-					items = append(items, load.Item{Attrs: it.Attrs, Origin: load.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+					items = append(items, contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
 				}
 				if len(items) >= 10*load.MaxBatchItems*a.cfg.writerConfig().Concurrency {
 					if err := flush(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 // slotWaitReport is how long slot creation may wait before Sync says what
@@ -145,11 +146,11 @@ func (g slotGuard) run(ctx context.Context, stop context.CancelCauseFunc) {
 		}
 		switch {
 		case s.RetainedBytes >= g.limit:
-			stop(fmt.Errorf("%w: it holds %s of WAL on the source, over the limit of %s", ErrSlotWALLimit, bytesText(s.RetainedBytes), bytesText(g.limit)))
+			stop(fmt.Errorf("%w: it holds %s of WAL on the source, over the limit of %s", ErrSlotWALLimit, report.Bytes(s.RetainedBytes), report.Bytes(g.limit)))
 			return
 		case s.RetainedBytes >= g.limit*8/10 && s.RetainedBytes > warned:
 			g.log.Warn("the replication slot holds WAL near --max-slot-wal: sync stops and drops the slot at the limit",
-				"slot", g.slot, "retained", bytesText(s.RetainedBytes), "limit", bytesText(g.limit))
+				"slot", g.slot, "retained", report.Bytes(s.RetainedBytes), "limit", report.Bytes(g.limit))
 			warned = s.RetainedBytes
 		}
 	}
@@ -173,18 +174,4 @@ func dropAfterLimit(ctx context.Context, pgURL, slot string) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// bytesText renders a byte count in binary units.
-func bytesText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

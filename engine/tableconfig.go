@@ -1,8 +1,7 @@
 package engine
 
 import (
-	"cmp"
-
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -13,11 +12,5 @@ import (
 // table (an export) checks its items and describes the table to create
 // with it, exactly as Run's writer does.
 func TableConfig(m *mapping.Mapping, table string) load.Config {
-	pk, sk := keyTypesOf(m)
-	return load.Config{
-		Table:        cmp.Or(table, m.Table),
-		PartitionKey: m.PartitionKey, SortKey: m.SortKey,
-		PartitionKeyType: pk, SortKeyType: sk,
-		Indexes: indexesOf(m),
-	}
+	return tableconf.For(m, table)
 }

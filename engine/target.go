@@ -5,56 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
 )
-
-// Target stores the items of a run: the DynamoDB table by default
-// (BatchWriteItem through load.Writer), or anything else that acknowledges
-// what it stored, such as an export to files.
-type Target interface {
-	// Open gets the target ready before any source row is read (for a
-	// table: check that it exists and fits the mapping, or create it) and
-	// says which target it is, so that a resumed run can refuse a target
-	// it did not write.
-	Open(ctx context.Context) (TargetInfo, error)
-	// Write stores the items received until the channel is closed or ctx
-	// ends. It calls each item's Ack once the item is durably stored, or
-	// its Fail once the item is refused; the engine checkpoints on those
-	// calls only. The error is what stopped Write (row errors of refused
-	// items included, see load.Writer.Write). Items come with their
-	// Origin.SourceKey set.
-	//
-	// The items of one source row arrive one after another, never mixed
-	// with another row's: a target that commits items in groups (files)
-	// can end a group where Origin.Table or Origin.SourceKey changes, so
-	// that no row is split between two groups. See also Starter.
-	//
-	// Write must not wait for more items before it acknowledges the ones
-	// it holds for long: Run reads at most RunConfig.MaxPendingRows rows
-	// ahead of the oldest row whose items are not all settled, then waits
-	// for them. A Starter is the exception: Run does not bound its rows,
-	// its groups do.
-	Write(ctx context.Context, items <-chan load.Item) (load.Stats, error)
-}
-
-// TargetInfo identifies a target. A resumed run continues only into the
-// target its state file names.
-type TargetInfo struct {
-	Kind     string    `json:"kind"`               // "dynamodb" for a table
-	Name     string    `json:"name"`               // the table name
-	Endpoint string    `json:"endpoint,omitempty"` // a custom endpoint, when one is set
-	Region   string    `json:"region,omitempty"`
-	ARN      string    `json:"arn,omitempty"`
-	ID       string    `json:"id,omitempty"` // DynamoDB's TableId: a new table of the same name has another
-	Created  time.Time `json:"created,omitzero"`
-}
 
 // DynamoDB is what the engine calls on a DynamoDB client:
 // *dynamodb.Client fits. Run writes (BatchWriteItem, and CreateTable with
@@ -86,8 +45,8 @@ func newTableTarget(cfg RunConfig, prev *checkpoint.State) *tableTarget {
 	return &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig(), create: cfg.CreateTable, resumed: prev}
 }
 
-func (t *tableTarget) Open(ctx context.Context) (TargetInfo, error) {
-	info := TargetInfo{Kind: "dynamodb", Name: t.cfg.Table}
+func (t *tableTarget) Open(ctx context.Context) (contract.TargetInfo, error) {
+	info := contract.TargetInfo{Kind: "dynamodb", Name: t.cfg.Table}
 	if c, ok := t.client.(*dynamodb.Client); ok {
 		o := c.Options()
 		info.Region, info.Endpoint = o.Region, aws.ToString(o.BaseEndpoint)
@@ -120,16 +79,16 @@ func (t *tableTarget) Open(ctx context.Context) (TargetInfo, error) {
 		return info, kinded(ErrTable, err)
 	}
 	if t.resumed != nil {
-		if err := t.resumed.CheckTarget(info.checkpoint()); err != nil {
+		if err := t.resumed.CheckTarget(targetCheckpoint(info)); err != nil {
 			return info, resumeRefusal(err)
 		}
 	}
 	return info, nil
 }
 
-// checkpoint is the identity a state file records of a table target, nil
+// targetCheckpoint is the identity a state file records of a table target, nil
 // for other targets.
-func (i TargetInfo) checkpoint() *checkpoint.Target {
+func targetCheckpoint(i contract.TargetInfo) *checkpoint.Target {
 	if i.Kind != "dynamodb" {
 		return nil
 	}
@@ -145,25 +104,25 @@ func resumeRefusal(err error) error {
 	return stateErrorf("run --resume: %v. Resuming would skip every row the state file records as written; pass --fresh instead of --resume to load every row again", err)
 }
 
-func (t *tableTarget) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
+func (t *tableTarget) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
 	w, err := load.NewWriter(t.client, t.cfg)
 	if err != nil {
-		return load.Stats{}, err
+		return contract.Stats{}, err
 	}
 	t.writer.Store(w)
 	return w.Write(ctx, items)
 }
 
 // WriteStats are the writer's counts so far (progress reports).
-func (t *tableTarget) WriteStats() (load.Stats, bool) {
+func (t *tableTarget) WriteStats() (contract.Stats, bool) {
 	if w := t.writer.Load(); w != nil {
 		return w.Stats(), true
 	}
-	return load.Stats{}, false
+	return contract.Stats{}, false
 }
 
 // writeStatser is a Target that reports its writer's counts while it
 // writes.
 type writeStatser interface {
-	WriteStats() (load.Stats, bool)
+	WriteStats() (contract.Stats, bool)
 }

@@ -18,6 +18,11 @@ type VerifyConfig struct {
 	// both sides. Default 1. Below 1 the default Mode is CompareGet, so
 	// that only sampled keys are read.
 	Sample float64
+	// StateFile is the state file of the run or sync that wrote the table:
+	// when Shards is nil, Verify takes the "count: auto" shard counts from
+	// it (see WrittenShards). Default: StatePath(Table), when it exists;
+	// without one the counts are computed from the source as it is now.
+	StateFile string
 }
 
 // WithDefaults returns c with every unset field set to its default.
@@ -49,7 +54,13 @@ func (c VerifyConfig) Validate() error {
 func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
-	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
+	err := cfg.Validate()
+	if err == nil && cfg.Shards == nil {
+		var st *StateShards
+		st, err = WrittenShards("verify", cfg.Mapping, cfg.StateFile, cfg.Table)
+		cfg.Shards = st.Map()
+	}
+	src, tgt, err := openBoth(ctx, err, &cfg.CompareConfig)
 	if err != nil {
 		return nil, err
 	}

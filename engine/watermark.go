@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 )
@@ -282,8 +283,8 @@ func sortedKeys(ms ...map[string]int64) []string {
 // limit, except for a Starter, which acknowledges its items in groups of
 // its own (an export's files) and must receive a whole group before it
 // acknowledges any: its group size bounds the rows held instead.
-func pendingLimit(t Target, limit int) int {
-	if _, ok := t.(Starter); ok {
+func pendingLimit(t contract.Target, limit int) int {
+	if _, ok := t.(contract.Starter); ok {
 		return 0
 	}
 	return limit

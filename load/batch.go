@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 // writeBatch writes one batch and stops the run if it cannot.
@@ -56,12 +57,12 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 		if deadline.IsZero() {
 			first, deadline = sentAt, sentAt.Add(cfg.MaxBatchElapsed)
 		}
-		r.tally.items(ps, func(p *pending) EntityStats {
+		r.tally.items(ps, func(p *pending) contract.EntityStats {
 			p.sent++
 			if p.sent > 1 {
-				return EntityStats{Retries: 1}
+				return contract.EntityStats{Retries: 1}
 			}
-			return EntityStats{}
+			return contract.EntityStats{}
 		})
 
 		// The call may outlast neither CallTimeout nor the batch's
@@ -73,7 +74,7 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 		timedOut := err != nil && callCtx.Err() != nil && r.calls.Err() == nil
 		cancel()
 		calls++
-		r.tally.update(func(s *Stats) { s.Calls++ })
+		r.tally.update(func(s *contract.Stats) { s.Calls++ })
 		if timedOut {
 			// The SDK reports the call's own deadline as a cancellation.
 			err = &CallTimeoutError{Operation: "BatchWriteItem", Limit: limit}
@@ -97,8 +98,8 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 			if len(rest) == 0 {
 				return nil
 			}
-			r.tally.update(func(s *Stats) { s.ThrottledCalls++ })
-			r.tally.items(rest, func(*pending) EntityStats { return EntityStats{Throttled: 1} })
+			r.tally.update(func(s *contract.Stats) { s.ThrottledCalls++ })
+			r.tally.items(rest, func(*pending) contract.EntityStats { return contract.EntityStats{Throttled: 1} })
 			lastErr = fmt.Errorf("%d of %d items returned as UnprocessedItems", len(rest), len(ps))
 			ps = rest
 		} else {
@@ -112,8 +113,8 @@ func (r *run) send(ctx context.Context, ps []*pending) error {
 				return r.rejected(ctx, ps, err)
 			case classThrottle:
 				w.limiter.Answered(sentAt, units, units)
-				r.tally.update(func(s *Stats) { s.ThrottledCalls++ })
-				r.tally.items(ps, func(*pending) EntityStats { return EntityStats{Throttled: 1} })
+				r.tally.update(func(s *contract.Stats) { s.ThrottledCalls++ })
+				r.tally.items(ps, func(*pending) contract.EntityStats { return contract.EntityStats{Throttled: 1} })
 			case classTransient:
 				// A 5xx, a dropped connection or a call that timed out says
 				// nothing about capacity: retry without touching the rate.
@@ -181,7 +182,7 @@ func (r *run) rejected(ctx context.Context, ps []*pending, err error) error {
 		if errors.As(err, &api) {
 			reason = fmt.Sprintf("DynamoDB rejected the item: %s: %s", api.ErrorCode(), api.ErrorMessage())
 		}
-		r.itemError(p.item, &ItemError{Origin: p.item.Origin, Key: r.w.displayKey(p.item), Reason: reason, Err: err})
+		r.itemError(p.item, &contract.ItemError{Origin: p.item.Origin, Key: r.w.displayKey(p.item), Reason: reason, Err: err})
 		return nil
 	}
 	r.w.cfg.Logger.Debug("load: batch rejected, re-sending its items one by one", "items", len(ps), "err", err)
@@ -220,11 +221,13 @@ func (r *run) sdkAttempts(sentAt time.Time, ps []*pending, units int, out *dynam
 	if throttles > 0 {
 		r.w.limiter.Answered(sentAt, units*int(throttles), units*int(throttles))
 	}
-	r.tally.update(func(s *Stats) {
+	r.tally.update(func(s *contract.Stats) {
 		s.SDKRetries += retries
 		s.ThrottledCalls += throttles
 	})
-	r.tally.items(ps, func(*pending) EntityStats { return EntityStats{Retries: retries, Throttled: throttles} })
+	r.tally.items(ps, func(*pending) contract.EntityStats {
+		return contract.EntityStats{Retries: retries, Throttled: throttles}
+	})
 }
 
 // ack acknowledges written items.
@@ -237,7 +240,7 @@ func (r *run) ack(done []*pending) {
 			p.item.Ack()
 		}
 	}
-	r.tally.items(done, func(p *pending) EntityStats { return EntityStats{Written: 1, WCU: int64(p.wcu)} })
+	r.tally.items(done, func(p *pending) contract.EntityStats { return contract.EntityStats{Written: 1, WCU: int64(p.wcu)} })
 }
 
 // call makes one BatchWriteItem call writing ps.
@@ -343,8 +346,7 @@ func (w *Writer) keyOfAttrs(attrs map[string]types.AttributeValue) (string, uint
 	buf := AppendKey(make([]byte, 0, 64), attrs, w.cfg.PartitionKey, "")
 	pkLen := len(buf)
 	if w.cfg.SortKey != "" {
-		tag, val, _ := scalar(attrs[w.cfg.SortKey])
-		buf = appendKeyPart(buf, tag, val)
+		buf = appendKeyPart(buf, attrs[w.cfg.SortKey])
 	}
 	return string(buf), maphash.Bytes(w.seed, buf[:pkLen])
 }
@@ -354,11 +356,9 @@ func (w *Writer) keyOfAttrs(attrs map[string]types.AttributeValue) (string, uint
 // by value, so 1.50 and 15e-1 are one key). sortKey is "" for a table
 // without one.
 func AppendKey(dst []byte, attrs map[string]types.AttributeValue, partitionKey, sortKey string) []byte {
-	tag, val, _ := scalar(attrs[partitionKey])
-	dst = appendKeyPart(dst, tag, val)
+	dst = appendKeyPart(dst, attrs[partitionKey])
 	if sortKey != "" {
-		tag, val, _ = scalar(attrs[sortKey])
-		dst = appendKeyPart(dst, tag, val)
+		dst = appendKeyPart(dst, attrs[sortKey])
 	}
 	return dst
 }

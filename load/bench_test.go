@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 // nullDynamo acknowledges every write at once.
@@ -22,7 +23,7 @@ func BenchmarkWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ch := make(chan Item, 1024)
+	ch := make(chan contract.Item, 1024)
 	go func() {
 		for _, it := range items {
 			ch <- it

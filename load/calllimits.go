@@ -32,6 +32,7 @@ type CallTimeoutError struct {
 	Limit     time.Duration
 }
 
+// Error names the operation and the timeout.
 func (e *CallTimeoutError) Error() string {
 	return fmt.Sprintf("%s: no answer within the call timeout (%v)", e.Operation, e.Limit)
 }
@@ -51,10 +52,12 @@ type RetryLimitError struct {
 	Err       error // the last attempt's
 }
 
+// Error names the operation, the attempts and time spent, and the last error.
 func (e *RetryLimitError) Error() string {
 	return fmt.Sprintf("%s: gave up after %d attempts in %v: %v", e.Operation, e.Attempts, e.Elapsed.Round(time.Millisecond), e.Err)
 }
 
+// Unwrap returns ErrRetryLimit and the last error.
 func (e *RetryLimitError) Unwrap() []error { return []error{ErrRetryLimit, e.Err} }
 
 // RetryableError stops the SDK's retryer, whatever the last error was.

@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/contract"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // Checker makes the checks a Writer makes on every item before sending it
@@ -43,13 +46,13 @@ func NewChecker(cfg Config) (*Checker, error) {
 // store, or the row error a Writer would report for it. skip is true for a
 // confirmed duplicate under OnDuplicateSkip, which a Writer acknowledges
 // without writing it; the caller should do the same.
-func (c *Checker) Check(it Item) (ie *ItemError, skip bool) {
+func (c *Checker) Check(it contract.Item) (ie *contract.ItemError, skip bool) {
 	var size int
 	var err error
 	if it.Delete {
-		size, err = measure(keyAttrs(it.Attrs, c.checks.cfg.PartitionKey, c.checks.cfg.SortKey))
+		size, err = ddbvalue.MeasureItem(keyAttrs(it.Attrs, c.checks.cfg.PartitionKey, c.checks.cfg.SortKey))
 	} else {
-		size, err = measure(it.Attrs)
+		size, err = ddbvalue.MeasureItem(it.Attrs)
 	}
 	_, ie, skip = c.checks.check(it, size, err)
 	return ie, skip
@@ -85,27 +88,27 @@ func newItemChecks(cfg Config) itemChecks {
 
 // check checks it, given what the caller's one walk over its attributes
 // found (encoding its request, or measure): its size by ItemSize and
-// errNilValue or errUnknownValue. It records the item's key for the
+// ddbvalue.ErrNilValue or ddbvalue.ErrUnknownValue. It records the item's key for the
 // duplicate check, unless the item's entity has unique keys (key is then
 // ""). It returns the refusal, if any, or skip for a duplicate skipped
 // under OnDuplicateSkip (logged here).
-func (c *itemChecks) check(it Item, size int, walkErr error) (key string, ie *ItemError, skip bool) {
+func (c *itemChecks) check(it contract.Item, size int, walkErr error) (key string, ie *contract.ItemError, skip bool) {
 	cfg := c.cfg
 	if len(it.Attrs) == 0 {
-		return "", &ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey}, false
+		return "", &contract.ItemError{Origin: it.Origin, Reason: "item has no attributes", Err: ErrInvalidKey}, false
 	}
 	display := func() string { return displayKey(it.Attrs, cfg.PartitionKey, cfg.SortKey) }
 	switch {
-	case errors.Is(walkErr, errNilValue):
-		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: fmt.Sprintf("attribute %q has no value (nil)", nilAttr(it.Attrs)), Err: ErrInvalidItem}, false
+	case errors.Is(walkErr, ddbvalue.ErrNilValue):
+		return "", &contract.ItemError{Origin: it.Origin, Key: display(), Reason: fmt.Sprintf("attribute %q has no value (nil)", nilAttr(it.Attrs)), Err: ErrInvalidItem}, false
 	case walkErr != nil:
-		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: walkErr.Error(), Err: ErrInvalidItem}, false
+		return "", &contract.ItemError{Origin: it.Origin, Key: display(), Reason: walkErr.Error(), Err: ErrInvalidItem}, false
 	}
 	if reason, err := c.checkKeys(it.Attrs); err != nil {
-		return "", &ItemError{Origin: it.Origin, Key: display(), Reason: reason, Err: err}, false
+		return "", &contract.ItemError{Origin: it.Origin, Key: display(), Reason: reason, Err: err}, false
 	}
 	if size > MaxItemSize {
-		return "", &ItemError{
+		return "", &contract.ItemError{
 			Origin: it.Origin, Key: display(), Err: ErrItemTooLarge,
 			Reason: fmt.Sprintf("item is %d bytes, over DynamoDB's 400 KB (%d-byte) item limit", size, MaxItemSize),
 		}, false
@@ -120,12 +123,12 @@ func (c *itemChecks) check(it Item, size int, walkErr error) (key string, ie *It
 			cfg.Logger.Warn("load: skipping duplicate key", "key", display(), "origin", it.Origin.String(), "first", first.String())
 			return key, nil, true
 		}
-		return key, &ItemError{
+		return key, &contract.ItemError{
 			Origin: it.Origin, Key: display(), Err: ErrDuplicateKey,
 			Reason: fmt.Sprintf("duplicate key: %s has the same key; two items of one run must not share a primary key (check the mapping's key templates)", first),
 		}, false
 	case dupUnconfirmed:
-		return key, &ItemError{
+		return key, &contract.ItemError{
 			Origin: it.Origin, Key: display(), Err: ErrDuplicateKey,
 			Reason: fmt.Sprintf("duplicate key: an earlier item of this run had the same key, but it is no longer among the %d recent keys kept to name it", cfg.RecentKeys),
 		}, false

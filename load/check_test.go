@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 // A Checker refuses exactly what a Writer refuses, with the same error:
@@ -15,12 +16,12 @@ import (
 func TestCheckerAgreesWithWriter(t *testing.T) {
 	t.Parallel()
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	mod := func(pk string, f func(map[string]types.AttributeValue)) Item {
+	mod := func(pk string, f func(map[string]types.AttributeValue)) contract.Item {
 		it := item(pk, "S")
 		f(it.Attrs)
 		return it
 	}
-	items := []Item{
+	items := []contract.Item{
 		item("P#1", "S"),
 		mod("P#2", func(a map[string]types.AttributeValue) { a["blob"] = s(strings.Repeat("x", MaxItemSize)) }),
 		mod("P#3", func(a map[string]types.AttributeValue) { a["blob"] = s(strings.Repeat("x", MaxItemSize-ItemSize(a)-4)) }),
@@ -31,7 +32,7 @@ func TestCheckerAgreesWithWriter(t *testing.T) {
 		mod("P#8", func(a map[string]types.AttributeValue) {
 			a["m"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"x": nil}}
 		}),
-		{Origin: Origin{Table: "things", SourceKey: "empty"}},
+		{Origin: contract.Origin{Table: "things", SourceKey: "empty"}},
 		mod("P#1", func(a map[string]types.AttributeValue) {}), // duplicate of the first
 		// The same key, with the number written another way.
 		mod("P#9", func(a map[string]types.AttributeValue) { a["SK"] = &types.AttributeValueMemberN{Value: "1.50"} }),
@@ -43,10 +44,10 @@ func TestCheckerAgreesWithWriter(t *testing.T) {
 			t.Parallel()
 			b := setup(t, withConfig(func(c *Config) { c.MaxItemErrors = -1; c.Concurrency = 1; c.OnDuplicate = onDup }))
 			writerVerdicts := make([]string, len(items))
-			in := make([]Item, len(items))
+			in := make([]contract.Item, len(items))
 			for i, it := range items {
 				it.Ack = func() { writerVerdicts[i] = "ok" }
-				it.Fail = func(e *ItemError) { writerVerdicts[i] = verdict(e) }
+				it.Fail = func(e *contract.ItemError) { writerVerdicts[i] = verdict(e) }
 				in[i] = it
 			}
 			_, _ = b.writer.Write(context.Background(), feed(in...))
@@ -88,7 +89,7 @@ func TestCheckerAgreesWithWriter(t *testing.T) {
 }
 
 // verdict renders a row error for comparison: its sentinel and reason.
-func verdict(e *ItemError) string {
+func verdict(e *contract.ItemError) string {
 	for _, s := range []error{ErrItemTooLarge, ErrKeyTooLong, ErrEmptyKey, ErrInvalidKey, ErrDuplicateKey, ErrInvalidItem} {
 		if errors.Is(e, s) {
 			return s.Error() + ": " + e.Key + ": " + e.Reason

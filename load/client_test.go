@@ -21,6 +21,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 var testCreds = credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")
@@ -171,7 +172,7 @@ func TestWriterBodiesAreTheSDKs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ugly := strings.Repeat("\x01\"\\\n\r\t\x7f\u2028\u2029é\xff😀", 15_000) // every escaping rule, ~300 KB
-	var items []Item
+	var items []contract.Item
 	for i := range 30 {
 		it := item(fmt.Sprintf("P#%d", i), "S")
 		it.Attrs["ugly"] = &types.AttributeValueMemberS{Value: ugly}
@@ -267,7 +268,7 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 }
 
 // mustSDKBody is the body the SDK itself serializes for a call writing it.
-func mustSDKBody(t *testing.T, table string, it Item) []byte {
+func mustSDKBody(t *testing.T, table string, it contract.Item) []byte {
 	t.Helper()
 	var got []byte
 	srv := fakeEndpoint(t, func(_ string, body []byte) (int, string) {

@@ -1,6 +1,10 @@
 package load
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+
+	"github.com/pgdynamo/migrate/contract"
+)
 
 // dedupe remembers the primary keys of the most recent items of one run,
 // with their origins: a bounded ring, so that its memory does not grow with
@@ -17,7 +21,7 @@ type dedupe struct {
 
 type recentKey struct {
 	key    string
-	origin Origin
+	origin contract.Origin
 }
 
 // dupState is the outcome of dedupe.add.
@@ -39,20 +43,20 @@ func newDedupe(recent int) *dedupe {
 
 // add records key (with its origin) and says whether it was seen before.
 // capacity bounds the ring of recent keys.
-func (d *dedupe) add(key string, o Origin, capacity int) (dupState, Origin) {
+func (d *dedupe) add(key string, o contract.Origin, capacity int) (dupState, contract.Origin) {
 	if i, ok := d.index[key]; ok {
 		return dupConfirmed, d.ring[i].origin
 	}
-	o = o.resolved() // keep the key, not the row it came from
+	o = o.Resolved() // keep the key, not the row it came from
 	if len(d.ring) < capacity {
 		d.index[key] = len(d.ring)
 		d.ring = append(d.ring, recentKey{key, o})
-		return dupNone, Origin{}
+		return dupNone, contract.Origin{}
 	}
 	old := d.ring[d.next]
 	delete(d.index, old.key)
 	d.ring[d.next] = recentKey{key, o}
 	d.index[key] = d.next
 	d.next = (d.next + 1) % capacity
-	return dupNone, Origin{}
+	return dupNone, contract.Origin{}
 }

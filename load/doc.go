@@ -1,13 +1,13 @@
 // Package load writes transformed items into one DynamoDB table with
 // BatchWriteItem, and never loses a write silently.
 //
-// A [Writer] consumes a channel of [Item]s and:
+// A [Writer] consumes a channel of [contract.Item]s and:
 //
 //   - checks every item before sending it: key attributes present, scalar and
 //     non-empty, partition key at most 2048 bytes, sort key at most 1024 bytes
 //     (the same for GSI key attributes the item carries), item size at most
 //     400 KB by DynamoDB's sizing rules ([ItemSize]). A failing item becomes an
-//     [*ItemError]; it is never dropped.
+//     [*contract.ItemError]; it is never dropped.
 //   - refuses duplicate keys: two items with the same primary key in one run
 //     is a mapping error naming both origins (see "Duplicates" below).
 //   - buffers a window of items in buckets by partition-key hash and forms
@@ -25,7 +25,7 @@
 //     proportion to the share refused, at most once per round trip, and
 //     only while the refusals follow the rate; 5xx, dropped connections
 //     and timeouts never do; it recovers within seconds (see ratelimit.go).
-//   - calls Item.Ack only once DynamoDB acknowledged the item. Items that are
+//   - calls contract.Item.Ack only once DynamoDB acknowledged the item. Items that are
 //     still unacknowledged when Write returns an error are never acknowledged.
 //
 // # Validation errors
@@ -33,7 +33,7 @@
 // A ValidationException for a whole batch cannot be attributed to one item,
 // so the writer re-sends that batch's items one per call: the items that
 // DynamoDB accepts are written and acknowledged, the ones it rejects become
-// [*ItemError]s carrying DynamoDB's message. Config.MaxItemErrors decides how
+// [*contract.ItemError]s carrying DynamoDB's message. Config.MaxItemErrors decides how
 // many row errors Write tolerates before it stops; with the default (0) the
 // first one stops the run. Write reports every row error it collected.
 //

@@ -1,35 +1,22 @@
 package load
 
 import (
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"strconv"
-	"unicode/utf8"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // The writer encodes each item's part of the BatchWriteItem request body
 // itself, once, when it accepts the item, in the same walk that measures
 // the item's size and finds nil values: the SDK's serializer would walk
 // every item again on every call (see "Request bodies" in the package
-// documentation). The encoding is the SDK's, byte for byte in the escaping
-// of strings (see appendJSONString); only the order of map keys may
-// differ, as it does between two calls of the SDK.
-
-// errNilValue marks an item holding a nil attribute value somewhere.
-var errNilValue = errors.New("nil attribute value")
-
-// errUnknownValue marks an attribute value of a type the encoder does not
-// know (types.UnknownUnionMember, or another implementation).
-var errUnknownValue = errors.New("unknown attribute value type")
+// documentation). The encoding is the SDK's (ddbvalue.AppendItem).
 
 // appendPutRequest appends {"PutRequest":{"Item":{...}}} for attrs to dst
 // and returns it with the item's size by DynamoDB's rules (ItemSize).
 func appendPutRequest(dst []byte, attrs map[string]types.AttributeValue) ([]byte, int, error) {
 	dst = append(dst, `{"PutRequest":{"Item":`...)
-	dst, size, err := appendAttrMap(dst, attrs)
+	dst, size, err := ddbvalue.AppendItem(dst, attrs)
 	return append(dst, "}}"...), size, err
 }
 
@@ -45,244 +32,13 @@ func appendDeleteRequest(dst []byte, attrs map[string]types.AttributeValue, pk, 
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, name)
+		dst = ddbvalue.AppendString(dst, name)
 		dst = append(dst, ':')
 		var e error
-		dst, _, e = appendValue(dst, attrs[name])
-		err = cmpOr(err, e)
+		dst, _, e = ddbvalue.AppendValue(dst, attrs[name])
+		if err == nil {
+			err = e
+		}
 	}
 	return append(dst, "}}}"...), err
 }
-
-// appendAttrMap appends a JSON object of attribute values and returns the
-// DynamoDB size of its attributes (names included).
-func appendAttrMap(dst []byte, m map[string]types.AttributeValue) ([]byte, int, error) {
-	dst = append(dst, '{')
-	size := 0
-	var err error
-	first := true
-	for name, av := range m {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = appendJSONString(dst, name)
-		dst = append(dst, ':')
-		var n int
-		var e error
-		dst, n, e = appendValue(dst, av)
-		err = cmpOr(err, e)
-		size += len(name) + n
-	}
-	return append(dst, '}'), size, err
-}
-
-// appendValue appends one attribute value and returns its size (see
-// attrSize).
-func appendValue(dst []byte, av types.AttributeValue) ([]byte, int, error) {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"S":`...)
-		dst = appendJSONString(dst, v.Value)
-		return append(dst, '}'), len(v.Value), nil
-	case *types.AttributeValueMemberN:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"N":`...)
-		dst = appendJSONString(dst, v.Value)
-		return append(dst, '}'), numberSize(v.Value), nil
-	case *types.AttributeValueMemberB:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"B":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, v.Value)
-		return append(dst, `"}`...), len(v.Value), nil
-	case *types.AttributeValueMemberBOOL:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"BOOL":`...)
-		dst = strconv.AppendBool(dst, v.Value)
-		return append(dst, '}'), 1, nil
-	case *types.AttributeValueMemberNULL:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"NULL":`...)
-		dst = strconv.AppendBool(dst, v.Value)
-		return append(dst, '}'), 1, nil
-	case *types.AttributeValueMemberSS:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"SS":[`...)
-		n := 0
-		for i, s := range v.Value {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, s)
-			n += len(s)
-		}
-		return append(dst, "]}"...), n, nil
-	case *types.AttributeValueMemberNS:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"NS":[`...)
-		n := 0
-		for i, s := range v.Value {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, s)
-			n += numberSize(s)
-		}
-		return append(dst, "]}"...), n, nil
-	case *types.AttributeValueMemberBS:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"BS":[`...)
-		n := 0
-		for i, b := range v.Value {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, '"')
-			dst = base64.StdEncoding.AppendEncode(dst, b)
-			dst = append(dst, '"')
-			n += len(b)
-		}
-		return append(dst, "]}"...), n, nil
-	case *types.AttributeValueMemberM:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"M":`...)
-		dst, n, err := appendAttrMap(dst, v.Value)
-		// A map is 3 bytes plus, per element, 1 byte, its name and its value.
-		return append(dst, '}'), 3 + n + len(v.Value), err
-	case *types.AttributeValueMemberL:
-		if v == nil {
-			return dst, 0, errNilValue
-		}
-		dst = append(dst, `{"L":[`...)
-		n := 3
-		var err error
-		for i, e := range v.Value {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var en int
-			var ee error
-			dst, en, ee = appendValue(dst, e)
-			err = cmpOr(err, ee)
-			n += en + 1
-		}
-		return append(dst, "]}"...), n, err
-	case nil:
-		return dst, 0, errNilValue
-	}
-	return dst, 0, fmt.Errorf("%w %T", errUnknownValue, av)
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-// appendJSONString appends s as a JSON string, escaped as the SDK's
-// serializer escapes it: \" \\ \n \r \t, other control bytes and DEL as
-// \u00XX, U+2028 and U+2029 as \u2028 and \u2029, and each byte of
-// invalid UTF-8 as U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	// Most strings need no escaping: find the first byte that might, a
-	// word at a time, and copy what comes before it in one piece.
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&hiBits|hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, 0x7F) != 0 {
-			break
-		}
-	}
-	for ; i < len(s) && s[i] < utf8.RuneSelf && jsonSafe[s[i]]; i++ {
-	}
-	if i == len(s) {
-		dst = append(dst, s...)
-		return append(dst, '"')
-	}
-	dst = append(dst, s[:i]...)
-	start := i
-	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// Word-at-a-time tests (the bit tricks of "Bit Twiddling Hacks"): hasLess
-// sets a byte's high bit where that byte of w is below n (n <= 128),
-// hasByte where it equals b; hiBits are the high bits of every byte.
-const (
-	loBits = 0x0101010101010101
-	hiBits = 0x8080808080808080
-)
-
-func hasLess(w, n uint64) uint64 { return (w - loBits*n) & ^w & hiBits }
-func hasByte(w, b uint64) uint64 { return hasLess(w^(loBits*b), 1) }
-
-// jsonSafe marks the ASCII bytes a JSON string holds as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != 0x7F
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"

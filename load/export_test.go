@@ -1,8 +1,5 @@
 package load
 
-// CanonicalNumber is canonicalNumber, for the external tests.
-var CanonicalNumber = canonicalNumber
-
 // TestCreds are the static credentials of the tests.
 var TestCreds = testCreds
 

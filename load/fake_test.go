@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 // fakeDynamo is a BatchWriter for unit tests: it stores what it acknowledges
@@ -199,20 +200,20 @@ func setup(t *testing.T, opts ...setupOpt) *bundle {
 }
 
 // item builds a test item; entity is taken from the PK prefix.
-func item(pk, sk string) Item {
-	return Item{
+func item(pk, sk string) contract.Item {
+	return contract.Item{
 		Attrs: map[string]types.AttributeValue{
 			"PK":   &types.AttributeValueMemberS{Value: pk},
 			"SK":   &types.AttributeValueMemberS{Value: sk},
 			"data": &types.AttributeValueMemberS{Value: "x"},
 		},
-		Origin: Origin{Entity: "thing", Table: "things", SourceKey: "id=" + pk + "/" + sk},
+		Origin: contract.Origin{Entity: "thing", Table: "things", SourceKey: "id=" + pk + "/" + sk},
 	}
 }
 
 // feed sends items on a channel, closing it after the last one.
-func feed(items ...Item) <-chan Item {
-	ch := make(chan Item, len(items))
+func feed(items ...contract.Item) <-chan contract.Item {
+	ch := make(chan contract.Item, len(items))
 	for _, it := range items {
 		ch <- it
 	}
@@ -221,8 +222,8 @@ func feed(items ...Item) <-chan Item {
 }
 
 // numbered returns n items with distinct keys, PK-sorted, per PKs of perPK items.
-func numbered(n, perPK int) []Item {
-	out := make([]Item, n)
+func numbered(n, perPK int) []contract.Item {
+	out := make([]contract.Item, n)
 	for i := range out {
 		out[i] = item(fmt.Sprintf("P#%05d", i/perPK), fmt.Sprintf("S#%05d", i%perPK))
 	}
@@ -237,10 +238,10 @@ type ackLog struct {
 	early []string
 }
 
-func (a *ackLog) wrap(t *testing.T, f *fakeDynamo, items []Item) []Item {
+func (a *ackLog) wrap(t *testing.T, f *fakeDynamo, items []contract.Item) []contract.Item {
 	t.Helper()
 	a.count = map[string]int{}
-	out := make([]Item, len(items))
+	out := make([]contract.Item, len(items))
 	for i, it := range items {
 		k := fakeKey(it.Attrs)
 		it.Ack = func() {

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/migratetest"
@@ -78,7 +79,7 @@ func BenchmarkFaultsLocal(b *testing.B) {
 
 // writeLocal writes items into a new table through a fault proxy with
 // cfg, at the writer's and client's defaults, and returns items/s.
-func writeLocal(b *testing.B, endpoint string, direct *dynamodb.Client, items []load.Item, cfg faultproxy.Config) float64 {
+func writeLocal(b *testing.B, endpoint string, direct *dynamodb.Client, items []contract.Item, cfg faultproxy.Config) float64 {
 	b.Helper()
 	ctx := context.Background()
 	wcfg := load.Config{Table: migratetest.TableName(b, "faults"), PartitionKey: "PK", SortKey: "SK"}
@@ -123,15 +124,15 @@ func writeLocal(b *testing.B, endpoint string, direct *dynamodb.Client, items []
 
 // faultWorkload is n items of about 200 bytes (1 write unit), 10 per
 // partition key.
-func faultWorkload(n int) []load.Item {
-	items := make([]load.Item, n)
+func faultWorkload(n int) []contract.Item {
+	items := make([]contract.Item, n)
 	body := &types.AttributeValueMemberS{Value: strings.Repeat("x", 150)}
 	for i := range items {
-		items[i] = load.Item{Attrs: map[string]types.AttributeValue{
+		items[i] = contract.Item{Attrs: map[string]types.AttributeValue{
 			"PK":   &types.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%07d", i/10)},
 			"SK":   &types.AttributeValueMemberS{Value: fmt.Sprintf("ORDER#%07d", i%10)},
 			"body": body,
-		}, Origin: load.Origin{Entity: "Order", Table: "orders", SourceKey: strconv.Itoa(i)}}
+		}, Origin: contract.Origin{Entity: "Order", Table: "orders", SourceKey: strconv.Itoa(i)}}
 	}
 	return items
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/contract"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/migratetest"
@@ -48,8 +49,8 @@ func integrationTable(t *testing.T, prefix string) (endpoint string, direct *dyn
 
 // richItems returns n items with every attribute type, 4 per partition,
 // every third one in GSI1.
-func richItems(n int) []load.Item {
-	items := make([]load.Item, n)
+func richItems(n int) []contract.Item {
+	items := make([]contract.Item, n)
 	for i := range items {
 		sk := "PROFILE"
 		if i%4 != 0 {
@@ -76,7 +77,7 @@ func richItems(n int) []load.Item {
 			attrs["GSI1PK"] = &types.AttributeValueMemberS{Value: fmt.Sprintf("STATUS#%d", i%5)}
 			attrs["GSI1SK"] = &types.AttributeValueMemberS{Value: fmt.Sprintf("%05d", i)}
 		}
-		items[i] = load.Item{Attrs: attrs, Origin: load.Origin{Entity: []string{"customer", "order"}[min(i%4, 1)], Table: "src", SourceKey: fmt.Sprint("id=", i)}}
+		items[i] = contract.Item{Attrs: attrs, Origin: contract.Origin{Entity: []string{"customer", "order"}[min(i%4, 1)], Table: "src", SourceKey: fmt.Sprint("id=", i)}}
 	}
 	return items
 }
@@ -94,75 +95,6 @@ func scanAll(t *testing.T, direct *dynamodb.Client, table string) []map[string]t
 		out = append(out, page.Items...)
 	}
 	return out
-}
-
-// equalAV compares attribute values as DynamoDB does: numbers by value,
-// sets regardless of order.
-func equalAV(a, b types.AttributeValue) bool {
-	switch a := a.(type) {
-	case *types.AttributeValueMemberS:
-		b, ok := b.(*types.AttributeValueMemberS)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberN:
-		b, ok := b.(*types.AttributeValueMemberN)
-		return ok && sameNumber(a.Value, b.Value)
-	case *types.AttributeValueMemberB:
-		b, ok := b.(*types.AttributeValueMemberB)
-		return ok && bytes.Equal(a.Value, b.Value)
-	case *types.AttributeValueMemberBOOL:
-		b, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberNULL:
-		b, ok := b.(*types.AttributeValueMemberNULL)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberSS:
-		b, ok := b.(*types.AttributeValueMemberSS)
-		return ok && sameSet(a.Value, b.Value, func(s string) string { return s })
-	case *types.AttributeValueMemberNS:
-		b, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(a.Value, b.Value, func(s string) string { c, _ := load.CanonicalNumber(s); return c })
-	case *types.AttributeValueMemberBS:
-		b, ok := b.(*types.AttributeValueMemberBS)
-		return ok && sameSet(a.Value, b.Value, func(v []byte) string { return string(v) })
-	case *types.AttributeValueMemberM:
-		b, ok := b.(*types.AttributeValueMemberM)
-		return ok && equalItems(a.Value, b.Value)
-	case *types.AttributeValueMemberL:
-		b, ok := b.(*types.AttributeValueMemberL)
-		return ok && slices.EqualFunc(a.Value, b.Value, equalAV)
-	}
-	return false
-}
-
-func equalItems(a, b map[string]types.AttributeValue) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !equalAV(v, w) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameNumber(a, b string) bool {
-	ca, ok1 := load.CanonicalNumber(a)
-	cb, ok2 := load.CanonicalNumber(b)
-	return ok1 && ok2 && ca == cb
-}
-
-func sameSet[T any](a, b []T, key func(T) string) bool {
-	ka, kb := make([]string, len(a)), make([]string, len(b))
-	for i, v := range a {
-		ka[i] = key(v)
-	}
-	for i, v := range b {
-		kb[i] = key(v)
-	}
-	slices.Sort(ka)
-	slices.Sort(kb)
-	return slices.Equal(ka, kb)
 }
 
 // Through a proxy that faults 30% of BatchWriteItem calls (throttling,
@@ -262,7 +194,7 @@ func TestIntegrationWriteThroughFaults(t *testing.T) {
 				switch {
 				case !ok:
 					t.Errorf("unexpected item %s", k)
-				case !equalItems(w, g):
+				case !ddbvalue.EqualItems(w, g):
 					if bad++; bad <= 3 {
 						t.Errorf("item %s differs:\nsent %v\ngot  %v", k, w, g)
 					}
@@ -328,7 +260,7 @@ func TestIntegrationLimitsAgreeWithEngine(t *testing.T) {
 	emptySet := load.TestItem("EMPTYSET", "1")
 	emptySet.Attrs["set"] = &types.AttributeValueMemberSS{} // only the engine knows: a row error via validation
 	_, err = w.Write(context.Background(), load.Feed(big, longPK, longSK, emptySet))
-	var ie *load.ItemError
+	var ie *contract.ItemError
 	if !errors.As(err, &ie) || ie.Origin != emptySet.Origin {
 		t.Fatalf("err = %v, want one item error for the empty set", err)
 	}
@@ -370,7 +302,7 @@ func TestIntegrationDirectCalls(t *testing.T) {
 	}
 	for _, g := range got {
 		k := load.FakeKey(g)
-		if w, ok := want[k]; !ok || !equalItems(w, g) {
+		if w, ok := want[k]; !ok || !ddbvalue.EqualItems(w, g) {
 			t.Errorf("item %s: table holds %v, written %v", k, g, w)
 		}
 		delete(want, k)

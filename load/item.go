@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // DynamoDB limits the writer enforces before sending.
@@ -19,7 +21,7 @@ const (
 	MaxBatchBytes        = 16_000_000 // request body bytes per call (16 MB, counted conservatively)
 )
 
-// Sentinel errors. Row errors ([*ItemError]) wrap one of the first six, or
+// Sentinel errors. Row errors ([*contract.ItemError]) wrap one of the first six, or
 // the API error DynamoDB returned for the item.
 var (
 	ErrItemTooLarge = errors.New("load: item too large")
@@ -39,132 +41,12 @@ var (
 	ErrTooManyItemErrors = errors.New("load: too many item errors")
 )
 
-// Origin says where an item came from, for error messages and duplicate
-// reports.
-type Origin struct {
-	Entity    string // mapping entity, e.g. "customer"
-	Table     string // source table, e.g. "customers"
-	SourceKey string // source row key, e.g. "customer_id=42"
-	// Row gives the source row key when SourceKey is empty, for a caller
-	// that would rather not format a key for every row when almost none
-	// is ever reported. See Key.
-	Row interface{ SourceKey() string }
-}
-
-// Key is the source row key: SourceKey, or else what Row gives.
-func (o Origin) Key() string {
-	if o.SourceKey == "" && o.Row != nil {
-		return o.Row.SourceKey()
-	}
-	return o.SourceKey
-}
-
-// resolved returns o with its source row key formatted, holding on to no
-// row.
-func (o Origin) resolved() Origin {
-	o.SourceKey, o.Row = o.Key(), nil
-	return o
-}
-
-// String renders o as "customers row customer_id=42 (entity customer)".
-func (o Origin) String() string {
-	var b strings.Builder
-	key := o.Key()
-	switch {
-	case o.Table != "" && key != "":
-		fmt.Fprintf(&b, "%s row %s", o.Table, key)
-	case o.Table != "":
-		fmt.Fprintf(&b, "%s row", o.Table)
-	case key != "":
-		fmt.Fprintf(&b, "row %s", key)
-	}
-	if o.Entity != "" {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "(entity %s)", o.Entity)
-	}
-	if b.Len() == 0 {
-		return "item of unknown origin"
-	}
-	return b.String()
-}
-
-// Item is one DynamoDB item to put.
-type Item struct {
-	Attrs  map[string]types.AttributeValue
-	Origin Origin
-	// Ack, if not nil, is called exactly once after DynamoDB acknowledged the
-	// item (not merely after it was sent), or at once for a duplicate skipped
-	// under OnDuplicate "skip". It is called from the writer's goroutines,
-	// concurrently with other Acks, and must be quick.
-	Ack func()
-	// Fail, if not nil, is called exactly once, as soon as the writer
-	// refuses the item (a key, size or duplicate check, or DynamoDB's
-	// validation), with the same error Write reports. Every accepted item
-	// thus settles exactly once, by Ack or by Fail, unless Write itself
-	// fails first. Same calling rules as Ack.
-	Fail func(*ItemError)
-	// Delete removes the item whose primary key Attrs holds, instead of
-	// putting Attrs; only the key attributes are sent.
-	Delete bool
-}
-
-// ItemError is a row error: an item that was not written, and why.
-type ItemError struct {
-	Origin Origin
-	Key    string // the item's primary key, e.g. `PK="CUSTOMER#42" SK="PROFILE"`; may be empty
-	Reason string
-	Err    error // a sentinel of this package or DynamoDB's API error
-}
-
-func (e *ItemError) Error() string {
-	var b strings.Builder
-	b.WriteString("load: ")
-	b.WriteString(e.Origin.String())
-	if e.Key != "" {
-		b.WriteString(" [")
-		b.WriteString(e.Key)
-		b.WriteString("]")
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Reason)
-	return b.String()
-}
-
-func (e *ItemError) Unwrap() error { return e.Err }
-
-// keyHashNumber etc. are the scalar type tags used in canonical keys.
-const (
-	tagS = 'S'
-	tagN = 'N'
-	tagB = 'B'
-)
-
-// scalar returns the type tag and the raw value of a key-capable attribute.
-func scalar(av types.AttributeValue) (tag byte, val string, ok bool) {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return tagS, v.Value, true
-	case *types.AttributeValueMemberN:
-		return tagN, v.Value, true
-	case *types.AttributeValueMemberB:
-		return tagB, string(v.Value), true
-	}
-	return 0, "", false
-}
-
-// appendKeyPart appends a length-prefixed canonical encoding of one key value.
-// Numbers are normalized so that "1.0" and "1" (the same DynamoDB key) agree.
-func appendKeyPart(dst []byte, tag byte, val string) []byte {
-	if tag == tagN {
-		if c, ok := canonicalNumber(val); ok {
-			val = c
-		}
-	}
-	dst = append(dst, tag)
-	dst = fmt.Appendf(dst, "%d:", len(val))
-	return append(dst, val...)
+// appendKeyPart appends the canonical encoding of one key value
+// (ddbvalue.AppendKeyPart): numbers are normalized so that "1.0" and "1"
+// (the same DynamoDB key) agree. A value no key can hold adds nothing.
+func appendKeyPart(dst []byte, av types.AttributeValue) []byte {
+	dst, _ = ddbvalue.AppendKeyPart(dst, av)
+	return dst
 }
 
 // checkKeyAttr describes a key attribute problem, or returns a nil
@@ -184,14 +66,14 @@ func checkKeyAttr(attrs map[string]types.AttributeValue, name, index, role strin
 		}
 		return "", nil
 	}
-	tag, val, ok := scalar(av)
+	tag, val, ok := ddbvalue.KeyTag(av)
 	if !ok {
-		return fmt.Sprintf("%s attribute %q must be a string, number or binary, not %s", whose(), name, typeName(av)), ErrInvalidKey
+		return fmt.Sprintf("%s attribute %q must be a string, number or binary, not %s", whose(), name, ddbvalue.TypeName(av)), ErrInvalidKey
 	}
 	if val == "" {
 		return fmt.Sprintf("%s attribute %q is empty", whose(), name), ErrEmptyKey
 	}
-	if tag != tagN && len(val) > maxBytes {
+	if tag != 'N' && len(val) > maxBytes {
 		return fmt.Sprintf("%s attribute %q is %d bytes, over DynamoDB's %d-byte limit", whose(), name, len(val), maxBytes), ErrKeyTooLong
 	}
 	return "", nil
@@ -209,13 +91,13 @@ func displayKey(attrs map[string]types.AttributeValue, pk, sk string) string {
 		}
 		b.WriteString(name)
 		b.WriteByte('=')
-		tag, val, ok := scalar(attrs[name])
+		tag, val, ok := ddbvalue.KeyTag(attrs[name])
 		switch {
 		case !ok:
 			b.WriteString("<none>")
-		case tag == tagB:
+		case tag == 'B':
 			fmt.Fprintf(&b, "0x%x", truncate(val, 64))
-		case tag == tagN:
+		case tag == 'N':
 			b.WriteString(truncate(val, 64))
 		default:
 			fmt.Fprintf(&b, "%q", truncate(val, 128))
@@ -232,32 +114,6 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-func typeName(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	}
-	return fmt.Sprintf("%T", av)
 }
 
 // nilAttr returns the path of the first attribute value that is nil, at any

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
 )
 
@@ -54,15 +55,15 @@ func benchItems(b *testing.B, def int) int {
 
 // benchWorkload is n items of about 200 bytes (1 write unit), 10 per
 // partition key, as item collections arrive from a source table.
-func benchWorkload(n int) []Item {
-	items := make([]Item, n)
+func benchWorkload(n int) []contract.Item {
+	items := make([]contract.Item, n)
 	body := &types.AttributeValueMemberS{Value: strings.Repeat("x", 150)}
 	for i := range items {
-		items[i] = Item{Attrs: map[string]types.AttributeValue{
+		items[i] = contract.Item{Attrs: map[string]types.AttributeValue{
 			"PK":   &types.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%07d", i/10)},
 			"SK":   &types.AttributeValueMemberS{Value: fmt.Sprintf("ORDER#%07d", i%10)},
 			"body": body,
-		}, Origin: Origin{Entity: "Order", Table: "orders", SourceKey: strconv.Itoa(i)}}
+		}, Origin: contract.Origin{Entity: "Order", Table: "orders", SourceKey: strconv.Itoa(i)}}
 	}
 	return items
 }
@@ -71,7 +72,7 @@ func benchWorkload(n int) []Item {
 // also returns when 99% of the items were acknowledged: the last few
 // batches of a run may spend seconds in retries (a chain of faults of 1 in
 // 10,000 batches), a fixed cost that a long migration does not notice.
-func benchWrite(b *testing.B, endpoint string, items []Item) (Stats, time.Duration) {
+func benchWrite(b *testing.B, endpoint string, items []contract.Item) (contract.Stats, time.Duration) {
 	b.Helper()
 	ctx := context.Background()
 	client, err := NewClient(ctx, ClientConfig{Endpoint: endpoint, Region: "us-east-1",
@@ -87,7 +88,7 @@ func benchWrite(b *testing.B, endpoint string, items []Item) (Stats, time.Durati
 	var at99 atomic.Int64 // nanoseconds since start
 	start := time.Now()
 	mark := int64(len(items)) * 99 / 100
-	ch := make(chan Item, 1024)
+	ch := make(chan contract.Item, 1024)
 	go func() {
 		defer close(ch)
 		for _, it := range items {
@@ -132,7 +133,7 @@ func BenchmarkWriteUnderFaults(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer p.Close()
-			var last Stats
+			var last contract.Stats
 			var bulk time.Duration
 			cpu := cpuTime()
 			for b.Loop() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 // Every item settles exactly once, by Ack or by Fail, and Fail carries the
@@ -33,11 +34,11 @@ func TestWriteSettlesEveryItemOnce(t *testing.T) {
 
 	var mu sync.Mutex
 	acks := map[string]int{}
-	fails := map[string]*ItemError{}
+	fails := map[string]*contract.ItemError{}
 	for i := range items {
 		src := items[i].Origin.SourceKey
 		items[i].Ack = func() { mu.Lock(); acks[src]++; mu.Unlock() }
-		items[i].Fail = func(e *ItemError) {
+		items[i].Fail = func(e *contract.ItemError) {
 			mu.Lock()
 			defer mu.Unlock()
 			if fails[src] != nil {
@@ -49,8 +50,8 @@ func TestWriteSettlesEveryItemOnce(t *testing.T) {
 	// The duplicate and the original share a SourceKey in this helper;
 	// give the duplicate its own.
 	items[len(items)-1].Origin.SourceKey = "dup"
-	dupFailed := make(chan *ItemError, 1)
-	items[len(items)-1].Fail = func(e *ItemError) { dupFailed <- e }
+	dupFailed := make(chan *contract.ItemError, 1)
+	items[len(items)-1].Fail = func(e *contract.ItemError) { dupFailed <- e }
 
 	_, err := b.writer.Write(context.Background(), feed(items...))
 	if err == nil {

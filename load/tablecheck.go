@@ -44,6 +44,7 @@ type TableProblem struct {
 	Pending bool
 }
 
+// String returns the problem's message.
 func (p TableProblem) String() string { return p.Msg }
 
 // TableCheck is what InspectTable found out about an existing table.
@@ -108,6 +109,7 @@ type TableMismatchError struct {
 	Problems []TableProblem
 }
 
+// Error names the table and every problem.
 func (e *TableMismatchError) Error() string {
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
@@ -116,6 +118,7 @@ func (e *TableMismatchError) Error() string {
 	return fmt.Sprintf("%v: table %q: %s", ErrTableMismatch, e.Table, strings.Join(msgs, "; "))
 }
 
+// Unwrap returns ErrTableMismatch.
 func (e *TableMismatchError) Unwrap() error { return ErrTableMismatch }
 
 // InspectTable checks an existing table against what cfg needs, before

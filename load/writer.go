@@ -11,6 +11,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/contract"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // BatchWriter is the part of the DynamoDB client the Writer uses.
@@ -72,13 +75,13 @@ func newWriter(client BatchWriter, cfg Config, clk clock) *Writer {
 	if c, ok := client.(*dynamodb.Client); ok && !cfg.SDKMiddleware && ownClient(c) {
 		w.direct = newDirect(c)
 	}
-	w.envelope = append(appendJSONString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
+	w.envelope = append(ddbvalue.AppendString([]byte(`{"RequestItems":{`), cfg.Table), ":["...)
 	return w
 }
 
 // pending is an accepted item on its way to DynamoDB.
 type pending struct {
-	item     Item
+	item     contract.Item
 	req      []byte // the item's request in the body: {"PutRequest":{"Item":{...}}}
 	key      string // canonical primary key; computed when needed (see key)
 	pkHash   uint64 // hash of the partition key alone, for interleaving
@@ -118,11 +121,11 @@ type run struct {
 // acknowledged by then are never acknowledged, and Write
 // stops reading the channel: the producer must also watch its context. The
 // returned error wraps the first fatal error (or, if ctx ended first, its
-// cause) and every row error ([*ItemError]) collected, the first 1000 of
+// cause) and every row error ([*contract.ItemError]) collected, the first 1000 of
 // them; with the default MaxItemErrors it is the first row error itself.
-func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
+func (w *Writer) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
 	if !w.running.CompareAndSwap(false, true) {
-		return Stats{}, errors.New("load: Write called while another Write on the same Writer is running")
+		return contract.Stats{}, errors.New("load: Write called while another Write on the same Writer is running")
 	}
 	defer w.running.Store(false)
 
@@ -168,7 +171,7 @@ func (w *Writer) Write(ctx context.Context, items <-chan Item) (Stats, error) {
 // and the window is full, the input is closed, or the input has been idle
 // for Linger (so a producer that waits for acknowledgements is never
 // stuck).
-func (r *run) dispatch(ctx context.Context, items <-chan Item) {
+func (r *run) dispatch(ctx context.Context, items <-chan contract.Item) {
 	cfg := r.w.cfg
 	// Sorted input makes items wait about one window's worth of sends
 	// anyway (one turn per round of the buckets); four bounds the wait
@@ -239,7 +242,7 @@ func (r *run) dispatch(ctx context.Context, items <-chan Item) {
 			default:
 			}
 		}
-		var recv <-chan Item
+		var recv <-chan contract.Item
 		if !closed && !full {
 			recv = items
 		}
@@ -306,7 +309,7 @@ const backoffFactor = 16
 // the item's attributes once: encoding its request, which also measures
 // its size and finds nil values (encode.go); the checks (itemChecks, a
 // Checker's too) look up a few attributes.
-func (r *run) accept(win *window, it Item) {
+func (r *run) accept(win *window, it contract.Item) {
 	w := r.w
 	var req []byte
 	var size int
@@ -320,7 +323,7 @@ func (r *run) accept(win *window, it Item) {
 		r.itemError(it, ie)
 		return
 	case skip:
-		r.tally.update(func(s *Stats) { s.Duplicates++ })
+		r.tally.update(func(s *contract.Stats) { s.Duplicates++ })
 		if it.Ack != nil {
 			it.Ack()
 		}
@@ -333,7 +336,7 @@ func (r *run) accept(win *window, it Item) {
 
 // encode encodes it's request into the writer's scratch buffer (valid
 // until the next call) and returns it with the item's size.
-func (w *Writer) encode(it Item) ([]byte, int, error) {
+func (w *Writer) encode(it contract.Item) ([]byte, int, error) {
 	if it.Delete {
 		buf, err := appendDeleteRequest(w.scratch[:0], it.Attrs, w.cfg.PartitionKey, w.cfg.SortKey)
 		w.scratch = buf
@@ -371,22 +374,22 @@ func (w *Writer) key(p *pending) string {
 
 // pkHash hashes an item's partition key value, for interleaving.
 func (w *Writer) pkHash(attrs map[string]types.AttributeValue) uint64 {
-	_, val, _ := scalar(attrs[w.cfg.PartitionKey])
+	_, val, _ := ddbvalue.KeyTag(attrs[w.cfg.PartitionKey])
 	return maphash.String(w.seed, val)
 }
 
-func (w *Writer) displayKey(it Item) string {
+func (w *Writer) displayKey(it contract.Item) string {
 	return displayKey(it.Attrs, w.cfg.PartitionKey, w.cfg.SortKey)
 }
 
 // itemError records a row error of item it, tells the item's owner, and
 // stops the run once there are more than MaxItemErrors of them.
-func (r *run) itemError(it Item, e *ItemError) {
+func (r *run) itemError(it contract.Item, e *contract.ItemError) {
 	if it.Fail != nil {
 		it.Fail(e)
 	}
 	r.w.cfg.Logger.Warn("load: item not written", "origin", e.Origin.String(), "key", e.Key, "reason", e.Reason)
-	r.tally.update(func(s *Stats) { s.ItemErrors++ })
+	r.tally.update(func(s *contract.Stats) { s.ItemErrors++ })
 	r.mu.Lock()
 	r.itemCount++
 	n := r.itemCount
@@ -439,10 +442,10 @@ func (r *run) result(parent context.Context) error {
 
 // Stats returns the counts of the Write running now, or of the last one,
 // so far: a progress report reads it while Write goes on.
-func (w *Writer) Stats() Stats {
+func (w *Writer) Stats() contract.Stats {
 	t := w.live.Load()
 	if t == nil {
-		return Stats{}
+		return contract.Stats{}
 	}
 	return t.snapshot()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 func TestWriteChunksOf25(t *testing.T) {
@@ -59,7 +60,7 @@ func TestWriteSplitsAt16MB(t *testing.T) {
 	// 300,000 control bytes: 300 KB by DynamoDB's sizing, about 1.8 MB as
 	// JSON, so 25 of them would make a 45 MB request.
 	blob := strings.Repeat("\x01", 300_000)
-	var items []Item
+	var items []contract.Item
 	for i := range 40 {
 		it := item(fmt.Sprintf("P#%d", i), "S")
 		it.Attrs["blob"] = &types.AttributeValueMemberS{Value: blob}
@@ -185,7 +186,7 @@ func TestWriteValidationErrorNotRetried(t *testing.T) {
 	items := acks.wrap(t, b.fake, numbered(100, 1))
 	stats, err := b.writer.Write(context.Background(), feed(items...))
 
-	var ie *ItemError
+	var ie *contract.ItemError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an *ItemError", err)
 	}
@@ -218,7 +219,7 @@ func TestWriteStopsAtFirstItemErrorByDefault(t *testing.T) {
 		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: "The provided key element does not match the schema"}
 	}
 	_, err := b.writer.Write(context.Background(), feed(numbered(10, 1)...))
-	var ie *ItemError
+	var ie *contract.ItemError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an *ItemError", err)
 	}
@@ -263,7 +264,7 @@ func TestWriteCancelStopsPromptly(t *testing.T) {
 			b.fake.batchWriteItem = answer
 			var acks ackLog
 			items := acks.wrap(t, b.fake, numbered(200, 1))
-			ch := make(chan Item) // never closed: Write must stop on ctx alone
+			ch := make(chan contract.Item) // never closed: Write must stop on ctx alone
 			go func() {
 				for _, it := range items {
 					ch <- it
@@ -409,7 +410,7 @@ func TestWriteAckWithheldOnError(t *testing.T) {
 func TestWriteDuplicates(t *testing.T) {
 	t.Parallel()
 	dup := item("P#00003", "S#00000")
-	dup.Origin = Origin{Entity: "other", Table: "others", SourceKey: "other_id=9"}
+	dup.Origin = contract.Origin{Entity: "other", Table: "others", SourceKey: "other_id=9"}
 
 	t.Run("across batches names both origins", func(t *testing.T) {
 		t.Parallel()
@@ -439,8 +440,8 @@ func TestWriteDuplicates(t *testing.T) {
 	t.Run("numbers equal as numbers", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, withConfig(func(c *Config) { c.SortKey = ""; c.Indexes = nil }))
-		a := Item{Attrs: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberN{Value: "1.50"}}}
-		c := Item{Attrs: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberN{Value: "15e-1"}}}
+		a := contract.Item{Attrs: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberN{Value: "1.50"}}}
+		c := contract.Item{Attrs: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberN{Value: "15e-1"}}}
 		_, err := b.writer.Write(context.Background(), feed(a, c))
 		if !errors.Is(err, ErrDuplicateKey) {
 			t.Fatalf("err = %v, want ErrDuplicateKey", err)
@@ -499,14 +500,14 @@ func TestWriteDuplicates(t *testing.T) {
 func TestWriteRowErrors(t *testing.T) {
 	t.Parallel()
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	mod := func(f func(map[string]types.AttributeValue)) Item {
+	mod := func(f func(map[string]types.AttributeValue)) contract.Item {
 		it := item("P", "S")
 		f(it.Attrs)
 		return it
 	}
 	tests := []struct {
 		name   string
-		item   Item
+		item   contract.Item
 		want   error
 		reason string
 	}{
@@ -525,7 +526,7 @@ func TestWriteRowErrors(t *testing.T) {
 		{"non-scalar key", mod(func(a map[string]types.AttributeValue) { a["PK"] = &types.AttributeValueMemberBOOL{Value: true} }), ErrInvalidKey, "not BOOL"},
 		{"empty GSI key", mod(func(a map[string]types.AttributeValue) { a["GSI1PK"] = s("") }), ErrEmptyKey, "index GSI1 partition key"},
 		{"long GSI sort key", mod(func(a map[string]types.AttributeValue) { a["GSI1SK"] = s(strings.Repeat("g", 1025)) }), ErrKeyTooLong, "index GSI1 sort key"},
-		{"no attributes", Item{Origin: Origin{Table: "things"}}, ErrInvalidKey, "no attributes"},
+		{"no attributes", contract.Item{Origin: contract.Origin{Table: "things"}}, ErrInvalidKey, "no attributes"},
 		{"nil attribute", mod(func(a map[string]types.AttributeValue) { a["x"] = nil }), ErrInvalidItem, `"x" has no value`},
 		{"typed nil attribute", mod(func(a map[string]types.AttributeValue) { a["x"] = (*types.AttributeValueMemberS)(nil) }), ErrInvalidItem, `"x" has no value`},
 		{"nil nested attribute", mod(func(a map[string]types.AttributeValue) {
@@ -548,7 +549,7 @@ func TestWriteRowErrors(t *testing.T) {
 				}
 				return
 			}
-			var ie *ItemError
+			var ie *contract.ItemError
 			if !errors.As(err, &ie) || !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want an *ItemError wrapping %v", err, tt.want)
 			}
@@ -567,7 +568,7 @@ func TestWriteRowErrors(t *testing.T) {
 
 func TestWriteCollectsRowErrorsUpToLimit(t *testing.T) {
 	t.Parallel()
-	bad := func(i int) Item {
+	bad := func(i int) contract.Item {
 		it := item(fmt.Sprintf("B#%d", i), "S")
 		it.Attrs["PK"] = &types.AttributeValueMemberS{}
 		return it
@@ -587,7 +588,7 @@ func TestWriteCollectsRowErrorsUpToLimit(t *testing.T) {
 	t.Run("over limit", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t, withConfig(func(c *Config) { c.MaxItemErrors = 2 }))
-		items := append([]Item{bad(1), bad(2), bad(3)}, numbered(50, 1)...)
+		items := append([]contract.Item{bad(1), bad(2), bad(3)}, numbered(50, 1)...)
 		_, err := b.writer.Write(context.Background(), feed(items...))
 		if !errors.Is(err, ErrTooManyItemErrors) || !errors.Is(err, ErrEmptyKey) {
 			t.Fatalf("err = %v", err)
@@ -644,7 +645,7 @@ func TestWriteFlushesWhenProducerWaitsForAcks(t *testing.T) {
 	t.Parallel()
 	b := setup(t) // Window 4096, far more than the producer ever has in flight
 	items := numbered(100, 1)
-	ch := make(chan Item)
+	ch := make(chan contract.Item)
 	done := make(chan struct{})
 	go func() {
 		defer close(ch)
@@ -683,7 +684,7 @@ func TestWriteFlushesStaleWindow(t *testing.T) {
 	b := setup(t, withConfig(func(c *Config) { c.Linger = 50 * time.Millisecond }))
 	var firstAck atomic.Int64
 	items := numbered(150, 1)
-	ch := make(chan Item)
+	ch := make(chan contract.Item)
 	var producerDone time.Time
 	go func() {
 		defer close(ch)
@@ -729,7 +730,7 @@ func TestWriteRespectsMaxWCU(t *testing.T) {
 func TestWriteConcurrentWriteRefused(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ch := make(chan Item)
+	ch := make(chan contract.Item)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -749,7 +750,7 @@ func TestWriteConcurrentWriteRefused(t *testing.T) {
 func TestWriteStatsPerEntity(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	var items []Item
+	var items []contract.Item
 	for i := range 30 {
 		it := item(fmt.Sprintf("C#%d", i), "PROFILE")
 		it.Origin.Entity = "customer"
@@ -805,7 +806,7 @@ func TestWriterStatsWhileWriting(t *testing.T) {
 		t.Errorf("Stats before any Write: %+v", s)
 	}
 	release := make(chan struct{})
-	seen := make(chan Stats, 1)
+	seen := make(chan contract.Stats, 1)
 	b.fake.batchWriteItem = func(_ context.Context, n int, reqs []types.WriteRequest) ([]types.WriteRequest, error) {
 		if n == 3 {
 			// One call at a time: three calls' items are acknowledged;
@@ -815,7 +816,7 @@ func TestWriterStatsWhileWriting(t *testing.T) {
 		}
 		return nil, nil
 	}
-	done := make(chan Stats, 1)
+	done := make(chan contract.Stats, 1)
 	go func() {
 		st, err := b.writer.Write(context.Background(), feed(numbered(100, 1)...))
 		if err != nil {

@@ -18,6 +18,7 @@ type Diagnostic struct {
 	Msg string
 }
 
+// String renders d as "file:line:col: message".
 func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Col, d.Msg)
 }
@@ -26,6 +27,7 @@ func (d Diagnostic) String() string {
 // It implements error so that callers can return it as one.
 type Diagnostics []Diagnostic
 
+// Error renders every diagnostic, one per line.
 func (ds Diagnostics) Error() string {
 	lines := make([]string, len(ds))
 	for i, d := range ds {

@@ -38,6 +38,7 @@ type Mapping struct {
 // KeyType is the DynamoDB type of a key attribute.
 type KeyType string
 
+// The key types: string, number and binary.
 const (
 	KeyString KeyType = "S"
 	KeyNumber KeyType = "N"
@@ -175,6 +176,7 @@ type Ref struct {
 // default for its type is not wanted.
 type Conversion string
 
+// The conversions a mapping can ask for; AsDefault is the type's default.
 const (
 	AsDefault     Conversion = ""
 	AsString      Conversion = "string"        // S: the value's canonical text

@@ -80,6 +80,7 @@ type TemplateError struct {
 	Msg    string
 }
 
+// Error renders e as "offset N: message".
 func (e *TemplateError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
 
 // ParseTemplate parses template text. It never panics on any input.

@@ -94,6 +94,7 @@ func (*Truth) exprNode()   {}
 // LiteralKind classifies literals.
 type LiteralKind int
 
+// The kinds of literals.
 const (
 	LitNumber LiteralKind = iota + 1
 	LitString

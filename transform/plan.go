@@ -38,6 +38,7 @@ type Problem struct {
 	Err    error
 }
 
+// String renders p as "column C: error", or the error alone.
 func (p Problem) String() string {
 	if p.Column == "" {
 		return p.Err.Error()
@@ -45,6 +46,7 @@ func (p Problem) String() string {
 	return "column " + p.Column + ": " + p.Err.Error()
 }
 
+// Error names the entity, table, row and column, then the cause.
 func (e *RowError) Error() string {
 	if len(e.Problems) > 1 {
 		return fmt.Sprintf("entity %s, table %s, row %s: %d problems: %v", e.Entity, e.Table, e.Key, len(e.Problems), e.Err)
@@ -56,6 +58,7 @@ func (e *RowError) Error() string {
 	return fmt.Sprintf("entity %s, table %s, row %s%s: %v", e.Entity, e.Table, e.Key, col, e.Err)
 }
 
+// Unwrap returns Err.
 func (e *RowError) Unwrap() error { return e.Err }
 
 // Reason says what is wrong with the row without naming the row: each

@@ -17,6 +17,7 @@ type ShardInputs struct {
 	Count                int   // Raw padded by 15% for headroom and uneven hashing
 }
 
+// String renders the computation from item size to padded count.
 func (s ShardInputs) String() string {
 	sample := ""
 	if s.SampleItems > 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"
@@ -380,7 +381,7 @@ FROM %s ORDER BY id`, table))
 			fmt.Fprintf(golden, "  %-9s v=%s a=%s a2=%s\n", it.Entity, render(attrs["v"]), render(attrs["a"]), render(attrs["a2"]))
 			if it.Entity == "Plain" {
 				if av := attrs["v"]; av != nil {
-					plainTypes[typeTag(av)] = true
+					plainTypes[ddbvalue.TypeName(av)] = true
 				}
 			}
 		}
@@ -822,26 +823,6 @@ func isoTime(pg string) string {
 		return out
 	}
 	return out + "T" + m[4] + "." + (m[5] + "000000")[:6] + "Z"
-}
-
-func typeTag(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberM:
-		return "M"
-	}
-	return fmt.Sprintf("%T", av)
 }
 
 // render prints a value compactly for the golden file: N as its digits,

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -26,9 +27,6 @@ const (
 	DateLayout      = "2006-01-02"
 	TimestampLayout = "2006-01-02T15:04:05.000000Z"
 )
-
-// Limits of DynamoDB numbers.
-const maxNumberDigits = 38
 
 var errNull = errors.New("value is NULL")
 
@@ -280,137 +278,15 @@ func epoch(t time.Time, frac int) string {
 
 // Number validates decimal text and returns DynamoDB's canonical form (no
 // leading or trailing zeros). It rejects NaN, infinities, more than 38
-// significant digits and magnitudes outside 1e-130..9.99e125.
+// significant digits and magnitudes outside 1e-130..9.99e125 (see
+// ddbvalue.Number), and says how to keep such a value.
 func Number(s string) (string, error) {
-	if out, ok := plainNumber(s); ok {
-		return out, nil
+	n, err := ddbvalue.Number(s)
+	var ne *ddbvalue.NumberError
+	if errors.As(err, &ne) && ne.Syntax == "" {
+		ne.Hint = "declare as: string to keep it exact as text"
 	}
-	return number(s)
-}
-
-// plainNumber is Number for the common case, a plain decimal of at most 38
-// characters (digits, a point between digits, a leading minus): its
-// canonical form is a part of it, which costs no allocation. ok is false
-// for anything else, which Number then handles.
-func plainNumber(s string) (string, bool) {
-	if len(s) == 0 || len(s) > maxNumberDigits {
-		return "", false
-	}
-	neg := s[0] == '-'
-	body := s
-	if neg {
-		body = s[1:]
-	}
-	if body == "" {
-		return "", false
-	}
-	point := -1
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c >= '0' && c <= '9':
-		case c == '.' && point < 0 && i > 0 && i < len(body)-1:
-			point = i
-		default:
-			return "", false
-		}
-	}
-	intEnd, end := len(body), len(body)
-	if point >= 0 {
-		intEnd = point
-		for end > point+1 && body[end-1] == '0' {
-			end--
-		}
-		if end == point+1 {
-			end = point // no fraction left, no point
-		}
-	}
-	start := 0
-	for start < intEnd && body[start] == '0' {
-		start++
-	}
-	switch {
-	case start == intEnd && end == intEnd:
-		return "0", true
-	case start == intEnd:
-		start-- // the 0 before the point: "0.5"
-	}
-	if !neg {
-		return body[start:end], true
-	}
-	if start > 0 {
-		return "", false // the minus would not be next to the digits
-	}
-	return s[:1+end], true
-}
-
-func number(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
-	exp := 0
-	if hasExp {
-		e, err := strconv.Atoi(expPart)
-		if err != nil {
-			return "", fmt.Errorf("%q is not a number", s)
-		}
-		exp = e
-	}
-	intPart, fracPart, _ := strings.Cut(mant, ".")
-	if intPart == "" && fracPart == "" || !allDigits(intPart) || !allDigits(fracPart) {
-		return "", fmt.Errorf("%q is not a number DynamoDB can hold", s)
-	}
-	digits := strings.TrimLeft(intPart+fracPart, "0")
-	// value = digits × 10^(exp - len(fracPart)) after trimming trailing zeros
-	exp -= len(fracPart)
-	trimmed := strings.TrimRight(digits, "0")
-	exp += len(digits) - len(trimmed)
-	digits = trimmed
-	if digits == "" {
-		return "0", nil
-	}
-	if len(digits) > maxNumberDigits {
-		return "", fmt.Errorf("%s has %d significant digits; DynamoDB numbers hold at most %d (declare as: string to keep it exact as text)", s, len(digits), maxNumberDigits)
-	}
-	// magnitude: the leading digit's power of ten
-	mag := exp + len(digits) - 1
-	if mag > 125 || mag < -130 {
-		// In the short form %g writes: a double near its limits has over
-		// 300 digits in plain notation.
-		return "", fmt.Errorf("%s is outside the range DynamoDB numbers can hold (1e-130 to 9.99e125; declare as: string to keep it exact as text)", scientific(neg, digits, mag))
-	}
-	var out string
-	switch {
-	case exp >= 0:
-		out = digits + strings.Repeat("0", exp)
-	case -exp >= len(digits):
-		out = "0." + strings.Repeat("0", -exp-len(digits)) + digits
-	default:
-		out = digits[:len(digits)+exp] + "." + digits[len(digits)+exp:]
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out, nil
-}
-
-// scientific writes significant digits with the power of ten of the
-// first one as %g does: 1e+308, -2.5e-200.
-func scientific(neg bool, digits string, mag int) string {
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	b.WriteString(digits[:1])
-	if len(digits) > 1 {
-		b.WriteString("." + digits[1:])
-	}
-	fmt.Fprintf(&b, "e%+03d", mag)
-	return b.String()
+	return n, err
 }
 
 func allDigits(s string) bool {

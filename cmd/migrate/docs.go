@@ -60,7 +60,7 @@ nothing else.`,
 				}
 				opts.ShardCounts = map[[2]string]int{}
 				for _, c := range counts {
-					opts.ShardCounts[[2]string{c.Entity, c.Index}] = c.Inputs.Count
+					opts.ShardCounts[[2]string{c.Entity, c.Index}] = c.Count
 				}
 			}
 			if o.plan != "" {

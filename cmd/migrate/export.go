@@ -208,9 +208,8 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 	statePath := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, table+".export.state.json"))
 	// The resume command of a run, with this command's name.
 	resume := strings.Replace(resumeCommand(cmd.Flags(), o.pgFrom, statePath), "migrate run", "migrate export", 1)
-	st, err := o.s3.store(ctx, g, o.to, o.region, export.UploadOptions{PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts})
-	if err != nil {
-		return err
+	if _, err := export.ParseWhere(o.to); err != nil {
+		return usageError{err}
 	}
 	prog := newProgress(g, o.quiet)
 	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "export"})
@@ -218,7 +217,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		return err
 	}
 	defer stopMetrics()
-	res, err := export.Export(ctx, export.Config{
+	res, err := engine.Export(ctx, engine.ExportConfig{
 		Run: engine.RunConfig{
 			Mapping:       m,
 			Postgres:      o.pg,
@@ -235,12 +234,11 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 			Readers:       o.par.readers,
 			RangeRows:     o.par.rangeRows,
 		},
-		Target: export.TargetConfig{
-			Store:       st,
-			Compression: o.compression,
-			FileSize:    o.fileSizeBytes(),
-			OnDuplicate: o.onDuplicate,
-		},
+		To:          o.to,
+		S3:          engine.ExportS3{Endpoint: o.s3.endpoint, Region: o.region, PathStyle: o.s3.pathStyle, PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts},
+		Compression: o.compression,
+		FileSize:    o.fileSizeBytes(),
+		OnDuplicate: o.onDuplicate,
 	})
 	prog.stop(res != nil && res.Run.Status == engine.StatusComplete)
 	if res == nil {
@@ -256,7 +254,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(r.AllRuns.Rejects), "reject"), r.RejectFile)
 	}
 	printSummary(g.stdout, r)
-	printExport(g.stdout, st, res)
+	printExport(g.stdout, res)
 	if o.summaryJSON != "" {
 		if werr := writeSummaryJSON(o.summaryJSON, r); werr != nil {
 			err = errors.Join(err, werr)
@@ -266,15 +264,15 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 }
 
 // printExport says what the export holds.
-func printExport(w io.Writer, st export.Store, res *export.Result) {
+func printExport(w io.Writer, res *engine.ExportResult) {
 	var items, bytes, raw int64
 	for _, f := range res.Files {
 		items, bytes, raw = items+f.Items, bytes+f.Bytes, raw+f.UncompressedBytes
 	}
 	fmt.Fprintf(w, "export: %s, %s items, %s stored (%s uncompressed) in %s\n",
-		plural(len(res.Files), "file"), thousands(items), mebibytes(bytes), mebibytes(raw), st)
-	if m := res.Manifest; m != nil {
-		fmt.Fprintf(w, "manifest: %s/manifest.json, content hash %s\n", st, m.ContentHash)
+		plural(len(res.Files), "file"), thousands(items), mebibytes(bytes), mebibytes(raw), res.Location)
+	if res.Complete {
+		fmt.Fprintf(w, "manifest: %s/manifest.json, content hash %s\n", res.Location, res.ContentHash)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
 )
@@ -66,7 +67,7 @@ func (o *fromExportOpts) defaultState(table string) string {
 
 // source opens the export and takes the share, or returns nil without
 // --from-export.
-func (o *fromExportOpts) source(ctx context.Context, g *globals, region string) (engine.ExportSource, error) {
+func (o *fromExportOpts) source(ctx context.Context, g *globals, region string) (contract.Source, error) {
 	if o.fromExport == "" {
 		return nil, nil
 	}

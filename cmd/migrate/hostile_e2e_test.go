@@ -1,16 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/report"
@@ -57,76 +50,9 @@ func newHostileSamples(t *testing.T) (pg, endpoint string) {
 	return pg, endpoint
 }
 
-// run writes the good samples exactly (the empty bytea as an empty binary
-// value) and rejects each hostile one in the transform stage, naming its
-// column and every problem of the row.
-func TestHostileValuesRun(t *testing.T) {
-	pg, endpoint := newHostileSamples(t)
-	dir := t.TempDir()
-	table := migratetest.TableName(t, "hostile-values")
-	rejects := filepath.Join(dir, "rejects.jsonl")
-	out, errOut, code := runCLI(t, "run", "--mapping", hostileMapping, "--pg", pg, "--endpoint", endpoint, "--table", table,
-		"--create-table", "--quiet", "--state", filepath.Join(dir, "state.json"), "--on-error", "reject", "--reject-file", rejects, "--max-rejects", "-1")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-
-	f, err := os.Open(rejects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	type line struct{ SourceKey, Column, Reason, Stage, Kind string }
-	got := map[string]line{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var l line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("reject line %q: %v", sc.Text(), err)
-		}
-		got[l.SourceKey] = l
-	}
-	ddb := migratetest.DynamoDBClient(t, endpoint)
-	for _, s := range hostileSamples {
-		key := "id=" + itoa(s.id)
-		l, rejected := got[key]
-		if s.column == "" {
-			if rejected {
-				t.Errorf("sample %d rejected: %+v", s.id, l)
-			}
-			continue
-		}
-		if !rejected {
-			t.Errorf("sample %d not rejected", s.id)
-			continue
-		}
-		if l.Stage != "transform" || l.Column != s.column || !strings.Contains(l.Reason, s.reason) {
-			t.Errorf("reject of sample %d: %+v\nwant stage transform, column %s, reason ~ %q", s.id, l, s.column, s.reason)
-		}
-	}
-	if len(got) != 5 {
-		t.Errorf("%d reject lines, want 5: %v", len(got), got)
-	}
-
-	item := func(pk, sk string) map[string]types.AttributeValue {
-		t.Helper()
-		o, err := ddb.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
-			Key: map[string]types.AttributeValue{"PK": s(pk), "SK": s(sk)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return o.Item
-	}
-	if b, ok := item("SAMPLE#1", "MADE#2024-05-01")["blob"].(*types.AttributeValueMemberB); !ok || len(b.Value) != 0 {
-		t.Errorf("the empty bytea is stored as %#v, want an empty binary value", item("SAMPLE#1", "MADE#2024-05-01")["blob"])
-	}
-	if b, ok := item("SAMPLE#7", "MADE#2024-05-07")["blob"].(*types.AttributeValueMemberB); !ok || string(b.Value) != "\x00\xff" {
-		t.Errorf("bytea 00ff is stored as %#v", item("SAMPLE#7", "MADE#2024-05-07")["blob"])
-	}
-}
-
-// plan reports the same rows as problems, each naming its row: a jsonb
-// nested 64 levels once stopped plan with "diff: corrupt record".
+// plan exits 1 when rows cannot become items, and prints them as problems
+// in the format asked; which rows and why is the engine's to test
+// (engine/hostile_test.go).
 func TestHostileValuesPlan(t *testing.T) {
 	pg, endpoint := newHostileSamples(t)
 	table := migratetest.TableName(t, "hostile-plan")
@@ -134,32 +60,17 @@ func TestHostileValuesPlan(t *testing.T) {
 	if code != exitFailure {
 		t.Fatalf("exit %d, want %d (problems)\nstdout:\n%s\nstderr:\n%s", code, exitFailure, out, errOut)
 	}
-	if strings.Contains(out+errOut, "corrupt") {
-		t.Errorf("plan reports a corrupt record:\n%s\n%s", out, errOut)
-	}
 	var p report.Plan
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("plan output is not JSON: %v\n%s\nstderr:\n%s", err, out, errOut)
 	}
-	got := map[string]string{}
-	for _, pr := range p.Problems {
-		got[pr.Origin] = pr.Message
-	}
+	want := 0
 	for _, s := range hostileSamples {
-		msg, ok := got["public.samples id="+itoa(s.id)]
-		switch {
-		case s.column == "" && ok:
-			t.Errorf("sample %d is a problem: %s", s.id, msg)
-		case s.column != "" && (!ok || !strings.Contains(msg, s.reason)):
-			t.Errorf("problem of sample %d: %q, want ~ %q", s.id, msg, s.reason)
+		if s.column != "" {
+			want++
 		}
 	}
-	if p.Summary.Problems != 5 {
-		t.Errorf("%d problems, want 5: %+v", p.Summary.Problems, p.Problems)
+	if p.Summary.Problems != int64(want) || len(p.Problems) != want {
+		t.Errorf("%d problems (%d listed), want %d: %+v", p.Summary.Problems, len(p.Problems), want, p.Problems)
 	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/draft"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -127,43 +126,19 @@ func runInit(ctx context.Context, g *globals, o initOpts) error {
 			return usagef("init: %s exists; pass --force to overwrite it, or -o another file", o.output)
 		}
 	}
-	conn, err := extract.Connect(ctx, o.pg)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	src, err := draft.Read(ctx, conn, draft.ReadConfig{Schema: o.schema, Tables: o.tables})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return interruptedError{err}
-	case errors.Is(err, draft.ErrNoTables), errors.Is(err, draft.ErrUnknownTable):
-		return usageError{err}
-	case err != nil:
-		return err
-	}
 	schemaURL := o.jsonSchema
 	if schemaURL == "" {
 		schemaURL = jsonSchemaURL(currentVersion())
 	}
-	d, err := draft.Make(src, draft.Options{Table: o.table, JSONSchema: schemaURL, EmbedMax: o.embedMax, AcceptEmbeds: o.embed})
-	if err != nil {
-		return usageError{err}
-	}
-
-	// The draft must pass validate against the catalog it came from; if it
-	// does not, that is a bug here, and the file is not written.
 	name := o.output
 	if name == "-" {
 		name = "mapping.yaml"
 	}
-	m, err := mapping.Parse(name, d.YAML)
-	if err == nil {
-		if ds := mapping.Check(m, src.Catalog); ds != nil {
-			err = ds
-		}
-	}
+	d, err := engine.Draft(ctx, engine.DraftConfig{Postgres: o.pg, Name: name,
+		ReadConfig: draft.ReadConfig{Schema: o.schema, Tables: o.tables},
+		Options:    draft.Options{Table: o.table, JSONSchema: schemaURL, EmbedMax: o.embedMax, AcceptEmbeds: o.embed}})
 	if err != nil {
-		return fmt.Errorf("init: the draft does not pass validate, which is a bug in init; please report it with the schema:\n%v", err)
+		return err
 	}
 
 	report := g.stdout

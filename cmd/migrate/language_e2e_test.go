@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/migratetest"
 )
 
@@ -104,10 +102,10 @@ accessPatterns:
 `
 
 // TestLanguageEndToEnd runs the CLI on a source unlike the bookstore with a
-// mapping that uses the language's newer parts: run --create-table makes a
-// table with a number sort key, a local index and projections; prove
-// answers every access pattern alike from DynamoDB and SQL; plan shows what
-// the projections save; docs describes the design.
+// mapping that uses the language's newer parts: run --create-table exits 0,
+// plan prints what the projections save, docs describes the design. What
+// run and prove do with the mapping is the engine's to test
+// (engine/language_test.go).
 func TestLanguageEndToEnd(t *testing.T) {
 	ctx := t.Context()
 	pg := migratetest.PostgresURL(t)
@@ -132,17 +130,6 @@ func TestLanguageEndToEnd(t *testing.T) {
 		t.Fatalf("run exited %d\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("migrate run:\n%s", out)
-
-	out, errOut, code = runCLI(t, append([]string{"prove", "--samples", "50", "--format", "json"}, common...)...)
-	var res prove.Result
-	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || !res.Proven {
-		t.Fatalf("prove exited %d (%v)\n%s\n%s", code, err, out, errOut)
-	}
-	for _, p := range res.Patterns {
-		if p.Tried == 0 || p.Items == 0 {
-			t.Errorf("%s: tried %d, %d items: it proves nothing", p.Name, p.Tried, p.Items)
-		}
-	}
 
 	out, errOut, code = runCLI(t, append([]string{"plan"}, common...)...)
 	if code != 0 || !strings.Contains(out, "projection KEYS_ONLY saves") || !strings.Contains(out, "projection INCLUDE saves") {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/metrics"
 )
 
@@ -56,7 +56,7 @@ func (m *metricsOpts) serve(g *globals, cfg metrics.Config) (*metrics.State, fun
 }
 
 // observeRun feeds a run's or an export's progress to st as well.
-func observeRun(obs engine.Observer, st *metrics.State) engine.Observer {
+func observeRun(obs contract.Observer, st *metrics.State) contract.Observer {
 	if st == nil {
 		return obs
 	}

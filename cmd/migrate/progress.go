@@ -8,16 +8,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
-
-	"github.com/pgdynamo/migrate/engine"
 )
 
 // progress draws a run's progress, as the engine reports it: bars on a
 // terminal, a log line per entity every logEvery otherwise, nothing with
-// --quiet. It is the CLI's engine.Observer.
+// --quiet. It is the CLI's contract.Observer.
 type progress struct {
 	stdout io.Writer
 	logger *slog.Logger // writes above the bars when there are bars
@@ -26,7 +25,7 @@ type progress struct {
 	bars *mpb.Progress
 	mu   sync.Mutex
 	bar  []*mpb.Bar
-	last engine.Progress
+	last contract.Progress
 	// lastLog is when progress was last logged, and what it said per entity.
 	lastLog  time.Time
 	lastLine map[string]string
@@ -52,7 +51,7 @@ func newProgress(g *globals, quiet bool) *progress {
 }
 
 // Started prints the shard counts and sets up one bar per entity.
-func (p *progress) Started(s engine.RunStart) {
+func (p *progress) Started(s contract.RunStart) {
 	for _, r := range s.Shards {
 		fmt.Fprintln(p.stdout, r)
 	}
@@ -81,7 +80,7 @@ func (p *progress) Started(s engine.RunStart) {
 }
 
 // Progress updates the bars, or logs a line per entity that moved.
-func (p *progress) Progress(pr engine.Progress) {
+func (p *progress) Progress(pr contract.Progress) {
 	p.mu.Lock()
 	p.last = pr
 	bars := p.bar
@@ -143,7 +142,7 @@ func (p *progress) stop(finished bool) {
 // entityLine renders an entity's progress, by what the target
 // acknowledged: items written (of the rows expected), items/s, rejects,
 // rows read ahead of the writes, and the ETA.
-func entityLine(e engine.EntityProgress) string {
+func entityLine(e contract.EntityProgress) string {
 	if e.Started.IsZero() {
 		return "waiting"
 	}
@@ -167,7 +166,7 @@ func entityLine(e engine.EntityProgress) string {
 
 // entityETA extrapolates the items still to write at the rate of
 // acknowledgements so far, until the last one is written.
-func entityETA(e engine.EntityProgress, elapsed float64) (time.Duration, bool) {
+func entityETA(e contract.EntityProgress, elapsed float64) (time.Duration, bool) {
 	done := e.ItemsWritten + e.Rejects
 	total := max(e.Estimate, e.RowsRead)
 	if total <= done || done == 0 || elapsed <= 0 {

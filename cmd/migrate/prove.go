@@ -138,14 +138,15 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if missing == 0 {
 		missing = -1 // none
 	}
-	written, err := writtenShards(g, "prove", o.state, cmp.Or(o.table, m.Table), autoShards(m))
+	written, err := engine.WrittenShards("prove", m, o.state, cmp.Or(o.table, m.Table))
 	if err != nil {
 		return err
 	}
+	printStateShards(g, "prove", written)
 	cfg := prove.Config{Mapping: m, Table: o.table, Patterns: o.patterns, Samples: o.samples, Seed: o.seed,
-		Missing: missing, Shards: shards, AutoShards: written, ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
+		Missing: missing, Shards: shards, AutoShards: written.Map(), ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
 	g.logger.Debug("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", o.samples)
-	res, err := engine.Prove(ctx, engine.ProveConfig{Config: cfg, Postgres: o.pg, DynamoDB: client})
+	res, err := engine.Prove(ctx, engine.ProveConfig{Config: cfg, Postgres: o.pg, DynamoDB: client, StateFile: o.state})
 	if err != nil {
 		return err
 	}

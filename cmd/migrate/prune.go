@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 func init() { register(newPruneCmd) }
@@ -71,84 +70,7 @@ func runPrune(ctx context.Context, g *globals, o *pruneOpts) error {
 		return err
 	}
 	return writeReport(g.stdout, o.format,
-		func(w io.Writer) error { return pruneText(w, res, o.maxDetails) },
-		func(w io.Writer) error { return pruneMarkdown(w, res) },
-		func(w io.Writer) error { return writeJSON(w, res) })
-}
-
-func pruneText(w io.Writer, res *engine.PruneResult, maxDetails int) error {
-	if !res.Exists {
-		fmt.Fprintf(w, "table %s does not exist: nothing to prune\n", res.Table)
-		return nil
-	}
-	verb := "would delete"
-	if res.Deleted {
-		verb = "deleted"
-	}
-	fmt.Fprintf(w, "prune %s: %s %s\n", res.Table, verb, plural(int(res.Total), "stale item"))
-	for _, e := range res.Entities {
-		fmt.Fprintf(w, "  %-14s %d\n", e.Entity, e.Items)
-	}
-	for _, it := range res.Listed {
-		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
-	}
-	if int64(len(res.Listed)) < res.Total {
-		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Total-int64(len(res.Listed)), maxDetails)
-	}
-	foreignText(w, res, maxDetails)
-	if !res.Deleted && res.Total > 0 {
-		fmt.Fprintln(w, "nothing was deleted; pass --yes to delete them")
-	}
-	return nil
-}
-
-// foreignText lists the items prune leaves alone because the mapping could
-// not have written them.
-func foreignText(w io.Writer, res *engine.PruneResult, maxDetails int) {
-	if res.Foreign == 0 {
-		return
-	}
-	fmt.Fprintf(w, "left alone: %s the mapping could not have written (another entity, or a key its templates cannot produce from the columns' types)\n", plural(int(res.Foreign), "foreign item"))
-	for _, it := range res.ForeignListed {
-		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
-	}
-	if int64(len(res.ForeignListed)) < res.Foreign {
-		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Foreign-int64(len(res.ForeignListed)), maxDetails)
-	}
-}
-
-func pruneMarkdown(w io.Writer, res *engine.PruneResult) error {
-	if !res.Exists {
-		fmt.Fprintf(w, "Table `%s` does not exist: nothing to prune.\n", res.Table)
-		return nil
-	}
-	verb := "Would delete"
-	if res.Deleted {
-		verb = "Deleted"
-	}
-	fmt.Fprintf(w, "### Prune `%s`\n\n%s %s.\n\n", res.Table, verb, plural(int(res.Total), "stale item"))
-	if len(res.Entities) > 0 {
-		fmt.Fprintln(w, "| entity | items |\n|---|---:|")
-		for _, e := range res.Entities {
-			fmt.Fprintf(w, "| %s | %d |\n", e.Entity, e.Items)
-		}
-		fmt.Fprintln(w)
-	}
-	for _, it := range res.Listed {
-		fmt.Fprintf(w, "- `%s` `%s | %s`\n", it.Entity, it.Key.PK, it.Key.SK)
-	}
-	if res.Foreign > 0 {
-		fmt.Fprintf(w, "\nLeft alone: %s the mapping could not have written.\n\n", plural(int(res.Foreign), "foreign item"))
-		for _, it := range res.ForeignListed {
-			fmt.Fprintf(w, "- `%s` `%s | %s`\n", it.Entity, it.Key.PK, it.Key.SK)
-		}
-	}
-	return nil
-}
-
-// writeJSON writes v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+		func(w io.Writer) error { return report.PruneText(w, res, o.maxDetails) },
+		func(w io.Writer) error { return report.PruneMarkdown(w, res) },
+		func(w io.Writer) error { return report.PruneJSON(w, res) })
 }

@@ -3,10 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -153,8 +149,12 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		Desc: o.desc, Limit: o.limit, Attributes: o.attributes, Consistent: o.consistent,
 	}
 	if m != nil {
-		if err := shardFanOut(m, o, &q); err != nil {
+		pks, err := engine.MappingShardKeys(m, o.table, o.index, o.pk, o.state)
+		if err != nil {
 			return err
+		}
+		if pks != nil {
+			q.PK, q.PKs = "", pks
 		}
 		if len(q.PKs) > 1 {
 			g.logger.Debug("query: fanning out over the shards", "index", o.index, "shards", len(q.PKs))
@@ -211,12 +211,20 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 				}
 				in.Shards = ei.Shard.Count
 				if in.Shards == 0 {
-					o.index = ap.Index
-					n, err := stateShardCount(o, e.Name)
+					written, err := engine.WrittenShards("query", m, o.state, o.table)
 					if err != nil {
 						return err
 					}
-					in.Shards = n
+					if written != nil {
+						for _, c := range written.Counts {
+							if c.Entity == e.Name && c.Index == ap.Index {
+								in.Shards = c.Count
+							}
+						}
+					}
+					if in.Shards == 0 {
+						return usagef("query: %s %s has \"count: auto\" shards, and no state file (--state, default %s) has the count the run computed", e.Name, ap.Index, engine.StatePath(o.table))
+					}
 				}
 			}
 		}
@@ -235,81 +243,6 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 	}
 	fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
 	return nil
-}
-
-// shardFanOut checks --index against the mapping and, when the index key
-// the partition key value belongs to is sharded, sets q.PKs to every
-// shard's key.
-func shardFanOut(m *mapping.Mapping, o *queryOpts, q *engine.QueryInput) error {
-	if o.index == "" {
-		return nil
-	}
-	var names []string
-	for _, ix := range m.Indexes {
-		names = append(names, ix.Name)
-	}
-	if !slices.Contains(names, o.index) {
-		return usagef("query: the mapping has no index %s (its indexes: %s)", o.index, strings.Join(names, ", "))
-	}
-	type sharded struct {
-		entity string
-		ei     *mapping.EntityIndex
-	}
-	var matches []sharded
-	for _, e := range m.Entities {
-		for _, ei := range e.Indexes {
-			if ei.Index != o.index || ei.Shard == nil || ei.PK == nil {
-				continue
-			}
-			if len(ei.PK.Parts) > 0 && ei.PK.Parts[0].Column == "" && !strings.HasPrefix(o.pk, ei.PK.Parts[0].Literal) {
-				continue // another entity's key in the same index
-			}
-			matches = append(matches, sharded{e.Name, ei})
-		}
-	}
-	if len(matches) == 0 {
-		return nil
-	}
-	if len(matches) > 1 && matches[0].ei.PK.Raw != matches[1].ei.PK.Raw {
-		return usagef("query: --pk %q could be a key of %s (%q) or %s (%q) in %s: give one shard's full key without a mapping",
-			o.pk, matches[0].entity, matches[0].ei.PK.Raw, matches[1].entity, matches[1].ei.PK.Raw, o.index)
-	}
-	n := matches[0].ei.Shard.Count
-	if n == 0 { // count: auto, as the run computed it
-		var err error
-		if n, err = stateShardCount(o, matches[0].entity); err != nil {
-			return err
-		}
-	}
-	keys, err := engine.ShardKeys(matches[0].ei.PK, o.pk, n)
-	if err != nil {
-		return err
-	}
-	q.PK, q.PKs = "", keys
-	return nil
-}
-
-// stateShardCount reads a "count: auto" shard count from the state file.
-func stateShardCount(o *queryOpts, entity string) (int, error) {
-	path := cmp.Or(o.state, filepath.Join(engine.DefaultStateDir, o.table+".state.json"))
-	st, err := checkpoint.Load(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, usagef("query: %s %s has \"count: auto\" shards, and there is no state file %s with the count the run computed: name it with --state", entity, o.index, path)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if st.Table != o.table {
-		// Another table's counts would send the query to shards the
-		// items were never written to.
-		return 0, usagef("query: the state file %s is for table %s, not %s: name this table's with --state", path, st.Table, o.table)
-	}
-	for _, s := range st.Shards {
-		if s.Entity == entity && s.Index == o.index {
-			return s.Count, nil
-		}
-	}
-	return 0, usagef("query: the state file %s has no shard count for %s %s", path, entity, o.index)
 }
 
 // printItems prints one JSON object a line.

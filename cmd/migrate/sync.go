@@ -19,6 +19,7 @@ import (
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -130,7 +131,7 @@ stops; --drop removes the slot and the publication (with --until-caught-up:
 once caught up).
 
 Cutover: stop the writes, then run sync --until-caught-up: it exits 0 once every
-change up to the source's current WAL position is in the table.
+transaction committed when it began checking is in the table.
 
 The source needs wal_level = logical, and replica identities that carry what
 deletes and key changes need (validate --pg --for-sync checks them).
@@ -167,7 +168,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.StringVar(&o.publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
 	f.IntVar(&o.maxFanout, "max-fanout", 0, fmt.Sprintf("most items one change may affect before sync stops with an error naming it (0 = %d, -1 = no bound)", engine.DefaultMaxFanout))
 	f.StringVar(&o.onTruncate, "on-truncate", engine.OnTruncateFail, `TRUNCATE of a mapped table: "fail" (stop before it) or "delete" (delete its entities' items, re-render what embeds or copies it)`)
-	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every change up to the source's current WAL position is applied (the cutover step)")
+	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every transaction committed when the check began is applied (the cutover step)")
 	f.BoolVar(&o.drop, "drop", false, "remove the slot and the publication (after catching up, with --until-caught-up)")
 	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
@@ -247,10 +248,10 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	slotMade := res != nil && res.Slot.Slot != ""
 	switch {
 	case err == nil && res.CaughtUp && o.drop:
-		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s\n", res.Final.ServerLSN)
+		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s\n", res.CaughtUpAt)
 		return dropSync(ctx, g, o.pg, slot, pub)
 	case err == nil && res.CaughtUp:
-		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s; every change before it is in table %s\n", res.Final.ServerLSN, table)
+		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s; every change before it is in table %s\n", res.CaughtUpAt, table)
 		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, again, dropCmd)
 		return nil
 	case errors.Is(err, engine.ErrNotReplicable):
@@ -277,7 +278,7 @@ func dropSync(ctx context.Context, g *globals, pg, slot, pub string) error {
 	if res != nil {
 		switch {
 		case res.SlotDropped:
-			fmt.Fprintf(g.stdout, "sync: dropped replication slot %s (it held %s of WAL)\n", slot, bytesText(res.RetainedBytes))
+			fmt.Fprintf(g.stdout, "sync: dropped replication slot %s (it held %s of WAL)\n", slot, report.Bytes(res.RetainedBytes))
 		default:
 			fmt.Fprintf(g.stdout, "sync: no replication slot %s\n", slot)
 		}
@@ -368,7 +369,7 @@ func (s *syncObserver) Slot(info engine.SlotInfo) {
 		return
 	}
 	fmt.Fprintf(s.stderr, "migrate: using replication slot %s, confirmed up to %s, holding %s of WAL (remove it with: %s)\n",
-		info.Slot, info.ConfirmedFlush, bytesText(info.RetainedBytes), s.dropCmd)
+		info.Slot, info.ConfirmedFlush, report.Bytes(info.RetainedBytes), s.dropCmd)
 }
 
 func (s *syncObserver) Status(st engine.SyncStatus) {
@@ -385,7 +386,7 @@ func statusLine(st engine.SyncStatus) string {
 		state = "caught up"
 	}
 	return fmt.Sprintf("%s, confirmed %s of %s, lag %s / %.1fs (last round %.2fs); %d transactions, %d changes (%.1f/s), %d items put, %d deleted (%.1f items/s)",
-		state, st.Confirmed, st.ServerLSN, bytesText(st.LagBytes), st.LagSeconds, st.LastLatency,
+		state, st.Confirmed, st.ServerLSN, report.Bytes(st.LagBytes), st.LagSeconds, st.LastLatency,
 		st.Transactions, st.Changes, st.ChangesPerSecond, st.ItemsPut, st.ItemsDeleted, st.ItemsPerSecond)
 }
 
@@ -395,18 +396,6 @@ func printFanout(w io.Writer, st engine.SyncStatus) {
 	}
 	fmt.Fprintf(w, "sync: fan-out: %d changes affected %d items (%.1f per change); the most: %d items, by %s\n",
 		st.Fanout.Changes, st.Fanout.Items, float64(st.Fanout.Items)/float64(st.Fanout.Changes), st.Fanout.Max, st.Fanout.MaxChange)
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // syncJSON is the document --summary-json writes.

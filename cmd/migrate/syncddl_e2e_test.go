@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/migratetest"
@@ -84,7 +89,9 @@ func testSyncAddColumns(t testing.TB, bin, endpoint string) {
 	syncCmd := s.startStreaming(t)
 	waitWorkload := runWorkload(t, s.pg, 20*time.Second, 5)
 	time.Sleep(5 * time.Second)
-	s.exec(t, `
+	// The workload's transactions take the same tables' locks in other
+	// orders: the server may pick the DDL as a deadlock's victim.
+	s.execRetryingDeadlocks(t, `
 		ALTER TABLE authors ADD COLUMN website text DEFAULT 'https://example.org';
 		ALTER TABLE addresses ADD COLUMN floor int NOT NULL DEFAULT 0;
 		ALTER TABLE addresses ADD COLUMN door text;
@@ -165,5 +172,29 @@ func testSyncDDLStop(t testing.TB, bin, endpoint string, c ddlStop) {
 	check("sync started again", runCmd(t, s.cmd(s.endpoint, "--quiet")), "since the last sync")
 	if res := runCmd(t, s.cmd(s.endpoint, "--drop")); res.code != 0 || !strings.Contains(res.stdout, "sync: dropped replication slot "+name) {
 		t.Errorf("sync --drop: exit %d\n%s", res.code, res.output())
+	}
+}
+
+// execRetryingDeadlocks runs sql, again when the server aborted it to end
+// a deadlock (with the workload's transactions, in the tests that alter
+// tables under it).
+func (s *syncSource) execRetryingDeadlocks(t testing.TB, sql string) {
+	t.Helper()
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, s.pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for try := 1; ; try++ {
+		_, err := conn.Exec(ctx, sql)
+		var pgErr *pgconn.PgError
+		if err == nil || try == 5 || !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+			if err != nil {
+				t.Fatalf("exec %.200s (try %d): %v", sql, try, err)
+			}
+			return
+		}
+		t.Logf("exec: %v; again", err)
 	}
 }

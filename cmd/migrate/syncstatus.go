@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/internal/report"
 )
 
 type syncStatusOpts struct {
@@ -111,8 +112,8 @@ func printSyncState(w io.Writer, slot, pub string, st *engine.SyncState) {
 		row("slot", "%s, %s", s.Name, active)
 		row("confirmed", "%s (every change before it is in the table)", s.ConfirmedFlush)
 		row("source WAL", "%s", st.ServerLSN)
-		row("lag", "%s behind the source", bytesText(st.LagBytes))
-		row("WAL held", "%s from %s (wal_status %s; max_slot_wal_keep_size %s)", bytesText(s.RetainedBytes), s.RestartLSN, s.WALStatus, st.MaxSlotWALKeepSize)
+		row("lag", "%s behind the source", report.Bytes(st.LagBytes))
+		row("WAL held", "%s from %s (wal_status %s; max_slot_wal_keep_size %s)", report.Bytes(s.RetainedBytes), s.RestartLSN, s.WALStatus, st.MaxSlotWALKeepSize)
 		if st.Stream != nil {
 			row("stream", "%s, last reply %s ago, flush lag %s", st.Stream.State, st.Stream.ReplyAge.Round(time.Millisecond), st.Stream.FlushLag.Round(time.Millisecond))
 		}

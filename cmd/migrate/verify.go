@@ -6,15 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/report"
-	"github.com/pgdynamo/migrate/mapping"
 )
 
 func init() { register(newVerifyCmd) }
@@ -99,12 +95,13 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 	if err != nil {
 		return err
 	}
-	table := cmp.Or(cc.Table, cc.Mapping.Table)
-	auto := autoShards(cc.Mapping)
-	if cc.Shards, err = writtenShards(g, "verify", o.state, table, auto); err != nil {
+	st, err := engine.WrittenShards("verify", cc.Mapping, o.state, cmp.Or(cc.Table, cc.Mapping.Table))
+	if err != nil {
 		return err
 	}
-	v, err := engine.Verify(ctx, engine.VerifyConfig{CompareConfig: cc, Sample: o.sample})
+	printStateShards(g, "verify", st)
+	cc.Shards = st.Map()
+	v, err := engine.Verify(ctx, engine.VerifyConfig{CompareConfig: cc, Sample: o.sample, StateFile: o.state})
 	if err != nil {
 		return err
 	}
@@ -118,7 +115,7 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 		return fmt.Errorf("verify: write report: %w", err)
 	}
 	if !v.Identical {
-		if len(auto) > 0 && cc.Shards == nil {
+		if cc.Shards == nil && engine.HasAutoShards(cc.Mapping) {
 			fmt.Fprintf(g.stderr, "migrate: the \"count: auto\" shard counts were computed from the source as it is now; if the table was written by a sync, or by a run over data that has changed since, items in other shards differ: give that run's state file with --state\n")
 		}
 		return exitError{code: exitDiffers, err: errDifferent}
@@ -126,45 +123,12 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 	return nil
 }
 
-// autoShards lists the mapping's "count: auto" shard settings as
-// "entity index".
-func autoShards(m *mapping.Mapping) []string {
-	var out []string
-	for _, e := range m.Entities {
-		for _, ei := range e.Indexes {
-			if ei.Shard != nil && ei.Shard.Count == 0 {
-				out = append(out, e.Name+" "+ei.Index)
-			}
-		}
+// printStateShards says which recorded shard counts a verb reads with.
+func printStateShards(g *globals, verb string, st *engine.StateShards) {
+	if st == nil {
+		return
 	}
-	return out
-}
-
-// writtenShards reads the "count: auto" shard counts the table was written
-// with from the state file given (--state), or from the default state file
-// when there is one, and prints them; nil (compute them) without a state
-// file or "count: auto" settings.
-func writtenShards(g *globals, verb, state, table string, auto []string) (map[[2]string]int, error) {
-	if len(auto) == 0 && state == "" {
-		return nil, nil
+	for _, s := range st.Counts {
+		fmt.Fprintf(g.stderr, "%s: shards for %s %s: %d (count: auto, from %s)\n", verb, s.Entity, s.Index, s.Count, st.Path)
 	}
-	path := cmp.Or(state, filepath.Join(engine.DefaultStateDir, table+".state.json"))
-	st, err := checkpoint.Load(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && state == "":
-		return nil, nil
-	case err != nil:
-		return nil, usagef("%s: --state: %v", verb, err)
-	case st.Table != table:
-		return nil, usagef("%s: the state file %s is for table %s, not %s", verb, path, st.Table, table)
-	}
-	counts := map[[2]string]int{}
-	for _, s := range st.Shards {
-		counts[[2]string{s.Entity, s.Index}] = s.Count
-		fmt.Fprintf(g.stderr, "%s: shards for %s %s: %d (count: auto, from %s)\n", verb, s.Entity, s.Index, s.Count, path)
-	}
-	if len(counts) == 0 {
-		return nil, nil
-	}
-	return counts, nil
 }

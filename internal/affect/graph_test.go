@@ -50,7 +50,7 @@ func bookstoreCatalog() *mapping.Catalog {
 
 func bookstoreGraph(t *testing.T) *Graph {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/bookstore.yaml")
+	data, err := os.ReadFile("../../testdata/bookstore.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,17 +66,22 @@ func pure(extra ...string) func(string) bool {
 	}
 }
 
-func TestDependencies(t *testing.T) {
-	pkgs := imports(t)
-	rules := []rule{
+// rules are the house's import rules.
+func rules() []rule {
+	return []rule{
 		{module + "/mapping", pure(module+"/internal/pgkind", "go.yaml.in/yaml/v3"),
 			"mapping is pure: parse and validate, no I/O"},
-		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract",
+		{module + "/transform", pure(module+"/mapping", module+"/internal/pgkind", module+"/extract", module+"/internal/ddbvalue",
 			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "golang.org/x/text/unicode/norm"),
 			"transform is pure: rows to items (it uses extract's value types, never its reads)"},
 		{module + "/internal/mapdoc", pure(module + "/mapping"), "mapdoc is pure: a mapping to markdown"},
-		{module + "/load", func(imp string) bool { return stdlib(imp) || within("github.com/aws")(imp) },
-			"load imports only the AWS SDK"},
+		{module + "/contract", pure("github.com/aws/aws-sdk-go-v2/service/dynamodb/types"),
+			"contract holds interfaces and value types only: the standard library and DynamoDB's attribute values"},
+		{module + "/load", func(imp string) bool {
+			return stdlib(imp) || within("github.com/aws", module+"/contract", module+"/internal/ddbvalue")(imp)
+		}, "load imports only the AWS SDK, the contracts and ddbvalue (DynamoDB's value rules)"},
+		{module + "/internal/ddbvalue", pure("github.com/aws/aws-sdk-go-v2/service/dynamodb/types"),
+			"ddbvalue is pure: DynamoDB's value rules, over the SDK's value types only"},
 		{module + "/extract", func(imp string) bool {
 			return stdlib(imp) || within("github.com/jackc/pgx/v5", module+"/mapping", module+"/internal/pgkind", module+"/internal/pgurl")(imp)
 		}, "extract reads PostgreSQL and knows nothing of DynamoDB"},
@@ -88,10 +93,28 @@ func TestDependencies(t *testing.T) {
 				module+"/transform", module+"/internal/replicate", "github.com/aws/aws-sdk-go-v2/service/dynamodb/types")(imp)
 		}, "affect reads the source to find and render affected items; it writes nothing"},
 		{module + "/internal/export", func(imp string) bool {
-			return !within("github.com/jackc", module+"/extract", module+"/transform")(imp)
-		}, "export stores and reads items; the source side is the engine's"},
+			return !within("github.com/jackc", module+"/extract", module+"/transform", module+"/engine")(imp)
+		}, "export is a target and a source: it stores and reads items through the contracts, and the engine drives it (the source side and the export verb are the engine's)"},
+		{module + "/load", func(imp string) bool { return !within(module + "/engine")(imp) },
+			"load is a target: it implements the contracts, never imports the engine that drives it"},
 	}
-	for _, r := range rules {
+}
+
+// ruleFor returns the first rule of pkg whose reason contains why.
+func ruleFor(t *testing.T, pkg, why string) rule {
+	t.Helper()
+	for _, r := range rules() {
+		if r.pkg == pkg && strings.Contains(r.why, why) {
+			return r
+		}
+	}
+	t.Fatalf("no rule for %s about %q", pkg, why)
+	return rule{}
+}
+
+func TestDependencies(t *testing.T) {
+	pkgs := imports(t)
+	for _, r := range rules() {
 		imps, ok := pkgs[r.pkg]
 		if !ok {
 			t.Errorf("package %s not found", r.pkg)
@@ -130,5 +153,20 @@ func TestRulesCanFail(t *testing.T) {
 	}
 	if !pure(module+"/mapping")(module+"/mapping") || !pure()("strings") {
 		t.Error("the rule refuses allowed imports")
+	}
+	// The house's own rules: targets never import the engine, the
+	// contracts import no stage.
+	for _, c := range []struct{ pkg, why, imp string }{
+		{module + "/internal/export", "target", module + "/engine"},
+		{module + "/load", "target", module + "/engine"},
+		{module + "/contract", "interfaces", module + "/load"},
+		{module + "/contract", "interfaces", module + "/engine"},
+	} {
+		if ruleFor(t, c.pkg, c.why).allow(c.imp) {
+			t.Errorf("the rule for %s allows %s", c.pkg, c.imp)
+		}
+	}
+	if !ruleFor(t, module+"/internal/export", "target").allow(module+"/contract") || !ruleFor(t, module+"/load", "contracts").allow(module+"/contract") {
+		t.Error("the rules refuse the contracts to targets")
 	}
 }

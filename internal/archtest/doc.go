@@ -1,4 +1,5 @@
-// Package archtest holds the test that keeps the house in order: which of
+// Package archtest holds the tests that keep the house in order: which of
 // the project's packages may import which (see package engine's
-// documentation for the drawing). It has no code of its own.
+// documentation for the drawing), and that DynamoDB's value rules are
+// written once, in internal/ddbvalue. It has no code of its own.
 package archtest

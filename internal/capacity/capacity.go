@@ -33,6 +33,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -194,7 +195,7 @@ func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValu
 		e.entityKeys[entity] = &distinct{}
 		e.order = append(e.order, entity)
 	}
-	e.entityKeys[entity].add(scalarText(attrs[e.cfg.PartitionKey]))
+	e.entityKeys[entity].add(keyText(attrs[e.cfg.PartitionKey]))
 	es.Items++
 	es.Bytes += int64(size)
 	es.MaxItemBytes = max(es.MaxItemBytes, size)
@@ -211,7 +212,7 @@ func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValu
 		acc.bytes += int64(entry)
 		acc.allWCU += int64(wcu)
 		acc.allBytes += int64(size)
-		acc.keys.add(scalarText(attrs[ix.PartitionKey]))
+		acc.keys.add(keyText(attrs[ix.PartitionKey]))
 	}
 	for i, cs := range e.cfg.Copies {
 		if cs.Entity != entity {
@@ -232,16 +233,14 @@ func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValu
 // row), or collections are split and under-counted.
 func (e *Estimator) Partition(pk string, size int) { e.top.add(pk, int64(size)) }
 
-func scalarText(av types.AttributeValue) string {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S" + v.Value
-	case *types.AttributeValueMemberN:
-		return "N" + v.Value
-	case *types.AttributeValueMemberB:
-		return "B" + string(v.Value)
+// keyText identifies a partition key value as DynamoDB does: one text
+// for one key (ddbvalue.AppendKeyPart, numbers canonical).
+func keyText(av types.AttributeValue) string {
+	b, ok := ddbvalue.AppendKeyPart(nil, av)
+	if !ok {
+		return "?"
 	}
-	return "?"
+	return string(b)
 }
 
 // Estimate is the result.

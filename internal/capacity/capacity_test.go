@@ -155,3 +155,19 @@ func TestCopySets(t *testing.T) {
 		t.Errorf("CopySets = %s\nwant %s", got, want)
 	}
 }
+
+// TestDistinctKeysByValue: numbers are one partition key when DynamoDB
+// stores them as one (1.0 and 1); strings and numbers never are.
+func TestDistinctKeysByValue(t *testing.T) {
+	t.Parallel()
+	e := New(Config{PartitionKey: "PK", Indexes: []load.Index{{Name: "g", PartitionKey: "G"}}})
+	for i, g := range []types.AttributeValue{
+		&types.AttributeValueMemberN{Value: "1"}, &types.AttributeValueMemberN{Value: "1.0"}, &types.AttributeValueMemberN{Value: "10e-1"},
+		&types.AttributeValueMemberS{Value: "1"}, &types.AttributeValueMemberN{Value: "2"},
+	} {
+		e.Add("E", "a", map[string]types.AttributeValue{"PK": S(fmt.Sprint(i)), "G": g})
+	}
+	if got := e.Estimate().Indexes[0].DistinctPartitionKeys; got != 3 {
+		t.Errorf("distinct partition keys %d, want 3 (N 1, S 1, N 2)", got)
+	}
+}

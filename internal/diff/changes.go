@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // Op is the kind of an attribute change.
@@ -63,7 +65,7 @@ func diffMaps(prefix string, old, new map[string]types.AttributeValue, out *[]Ch
 }
 
 func diffValues(path string, o, n types.AttributeValue, out *[]Change) {
-	if Equal(o, n) {
+	if ddbvalue.Equal(o, n) {
 		return
 	}
 	if om, ok := o.(*types.AttributeValueMemberM); ok {

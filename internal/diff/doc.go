@@ -6,8 +6,10 @@
 //
 //   - Keys ([KeyOf]) are the partition and sort key values, numbers in
 //     canonical form, encoded so that byte order is (partition key, sort key)
-//     order and all items of one partition key are adjacent.
-//   - Values are equal ([Equal]) when DynamoDB would store the same thing:
+//     order and all items of one partition key are adjacent. The value
+//     rules (canonical numbers, key encoding, equality, canonical JSON) are
+//     package ddbvalue's.
+//   - Values are equal (ddbvalue.Equal) when DynamoDB would store the same thing:
 //     numbers compare by value ("1.50" = "1.5"), sets ignore order, lists and
 //     maps compare element by element.
 //   - An item's changes ([Changes]) are attribute-level, descending into maps

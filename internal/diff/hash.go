@@ -3,67 +3,24 @@ package diff
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"math/big"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/transform"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
-// Canonical returns an item's canonical JSON: DynamoDB JSON with type tags
-// as transform.JSONItem renders it (attribute names sorted, sets sorted),
-// numbers in canonical form and set elements deduplicated, so that two
-// items Equal reports as equal have the same text.
+// Canonical returns an item's canonical JSON (ddbvalue.AppendCanonicalItem):
+// DynamoDB JSON with type tags, attribute names and sets sorted, numbers in
+// canonical form and set elements deduplicated, so that two items Equal
+// reports as equal have the same text.
 func Canonical(item map[string]types.AttributeValue) ([]byte, error) {
-	return appendCanonicalMap(nil, item), nil
-}
-
-// canonicalSlow is the definition Canonical implements directly: the JSON
-// encoding of transform.JSONItem of the normalized item. Tests check that
-// both agree byte for byte.
-func canonicalSlow(item map[string]types.AttributeValue) ([]byte, error) {
-	return json.Marshal(transform.JSONItem(canonicalItem(item)))
-}
-
-func canonicalItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	out := make(map[string]types.AttributeValue, len(item))
-	for k, v := range item {
-		out[k] = canonicalValue(v)
-	}
-	return out
-}
-
-func canonicalValue(av types.AttributeValue) types.AttributeValue {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberN:
-		return &types.AttributeValueMemberN{Value: canonicalNumber(v.Value)}
-	case *types.AttributeValueMemberNS:
-		return &types.AttributeValueMemberNS{Value: setOf(v.Value, canonicalNumber)}
-	case *types.AttributeValueMemberSS:
-		return &types.AttributeValueMemberSS{Value: setOf(v.Value, nil)}
-	case *types.AttributeValueMemberBS:
-		s := setOf(bytesToStrings(v.Value), nil)
-		bs := make([][]byte, len(s))
-		for i, e := range s {
-			bs[i] = []byte(e)
-		}
-		return &types.AttributeValueMemberBS{Value: bs}
-	case *types.AttributeValueMemberL:
-		l := make([]types.AttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			l[i] = canonicalValue(e)
-		}
-		return &types.AttributeValueMemberL{Value: l}
-	case *types.AttributeValueMemberM:
-		return &types.AttributeValueMemberM{Value: canonicalItem(v.Value)}
-	}
-	return av
+	return ddbvalue.AppendCanonicalItem(nil, item), nil
 }
 
 // Hash is the SHA-256 of an item's canonical JSON.
 func Hash(item map[string]types.AttributeValue) ([32]byte, error) {
-	return sha256.Sum256(appendCanonicalMap(nil, item)), nil
+	return sha256.Sum256(ddbvalue.AppendCanonicalItem(nil, item)), nil
 }
 
 // Sum is an order-independent hash of a multiset of items: the sum of

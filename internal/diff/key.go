@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/transform"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // ErrNoKey is returned by KeyOf for an item that lacks a key attribute or
@@ -16,8 +16,9 @@ import (
 var ErrNoKey = errors.New("diff: missing or invalid key attribute")
 
 // KeyOf encodes an item's primary key (sortKey may be "" for a table
-// without a sort key). Each part is a type tag (S, N or B), the value with
-// 0x00 escaped as 0x00 0xFF, and the terminator 0x00 0x01, so that
+// without a sort key). Each part is ddbvalue.AppendKeyPart's: a type tag
+// (S, N or B), the value with 0x00 escaped as 0x00 0xFF, and the
+// terminator 0x00 0x01, so that
 //
 //   - byte order is partition key order, then sort key order (bytes of the
 //     UTF-8 text for strings; numbers are ordered by their canonical text,
@@ -40,27 +41,11 @@ func KeyOf(attrs map[string]types.AttributeValue, partitionKey, sortKey string) 
 }
 
 func appendKeyPart(dst []byte, av types.AttributeValue) ([]byte, error) {
-	var tag byte
-	var val []byte
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		tag, val = 'S', []byte(v.Value)
-	case *types.AttributeValueMemberN:
-		tag, val = 'N', []byte(canonicalNumber(v.Value))
-	case *types.AttributeValueMemberB:
-		tag, val = 'B', v.Value
-	default:
+	dst, ok := ddbvalue.AppendKeyPart(dst, av)
+	if !ok {
 		return nil, ErrNoKey
 	}
-	dst = append(dst, tag)
-	for _, c := range val {
-		if c == 0 {
-			dst = append(dst, 0, 0xFF)
-			continue
-		}
-		dst = append(dst, c)
-	}
-	return append(dst, 0, 1), nil
+	return dst, nil
 }
 
 // Key is a decoded key for people: values as text (numbers canonical,
@@ -141,12 +126,3 @@ func PartitionOf(key []byte) []byte {
 
 // SamePartition reports whether two encoded keys share a partition key.
 func SamePartition(a, b []byte) bool { return bytes.Equal(PartitionOf(a), PartitionOf(b)) }
-
-// canonicalNumber is DynamoDB's canonical text of a number, or the text
-// itself when it is not one (DynamoDB would have rejected it).
-func canonicalNumber(s string) string {
-	if c, err := transform.Number(s); err == nil {
-		return c
-	}
-	return s
-}

@@ -247,3 +247,11 @@ func (d *decoder) value() types.AttributeValue {
 	d.err = fmt.Errorf("%w: unknown tag %d", errCorrupt, tag)
 	return nil
 }
+
+func bytesToStrings(bs [][]byte) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = string(b)
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package draft
+package draft_test
 
 import (
 	"context"
@@ -8,9 +8,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/draft"
 	"github.com/pgdynamo/migrate/migratetest"
 )
 
+// An external test package: migratetest imports the engine, which
+// imports draft.
 func TestMain(m *testing.M) { migratetest.Main(m) }
 
 // Read finds the tables, the foreign keys between them (composite ones in
@@ -40,7 +43,7 @@ func TestRead(t *testing.T) {
 		INSERT INTO "Shop".items VALUES (1, 1, 1), (2, 1, 1), (3, 2, 1), (4, NULL, 1), (5, NULL, 1), (6, NULL, 1), (7, 1, 2)`); err != nil {
 		t.Fatal(err)
 	}
-	src, err := Read(ctx, conn, ReadConfig{Schema: "Shop"})
+	src, err := draft.Read(ctx, conn, draft.ReadConfig{Schema: "Shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +53,7 @@ func TestRead(t *testing.T) {
 	if src.Catalog.Lookup("Shop", "items") == nil || src.Database == "" {
 		t.Errorf("catalog lacks Shop.items or the database name is empty (%q)", src.Database)
 	}
-	got := map[string]ForeignKey{}
+	got := map[string]draft.ForeignKey{}
 	for _, fk := range src.ForeignKeys {
 		got[fk.Table+">"+fk.RefTable] = fk
 	}
@@ -66,14 +69,14 @@ func TestRead(t *testing.T) {
 		t.Errorf("Order Lists > tenants: %+v, want 3 children at most", lists)
 	}
 
-	if _, err := Read(ctx, conn, ReadConfig{Schema: "Shop", Tables: []string{"items", "nope"}}); !errors.Is(err, ErrUnknownTable) {
+	if _, err := draft.Read(ctx, conn, draft.ReadConfig{Schema: "Shop", Tables: []string{"items", "nope"}}); !errors.Is(err, draft.ErrUnknownTable) {
 		t.Errorf("an unknown table: %v", err)
 	}
-	src, err = Read(ctx, conn, ReadConfig{Schema: "Shop", Tables: []string{"items", "schema_migrations"}})
+	src, err = draft.Read(ctx, conn, draft.ReadConfig{Schema: "Shop", Tables: []string{"items", "schema_migrations"}})
 	if err != nil || !slices.Equal(src.Tables, []string{"items", "schema_migrations"}) || len(src.ForeignKeys) != 0 {
 		t.Errorf("named tables: %v, %+v", err, src)
 	}
-	if _, err := Read(ctx, conn, ReadConfig{Schema: "empty"}); !errors.Is(err, ErrNoTables) {
+	if _, err := draft.Read(ctx, conn, draft.ReadConfig{Schema: "empty"}); !errors.Is(err, draft.ErrNoTables) {
 		t.Errorf("an empty schema: %v", err)
 	}
 }

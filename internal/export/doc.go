@@ -4,11 +4,12 @@
 // Import from S3 is how very large loads into DynamoDB are done: it
 // creates a new table from DYNAMODB_JSON files in S3 without consuming
 // write capacity, priced per GB of uncompressed data. An export is made by
-// the same engine.Run as a migration into a table (same snapshot,
+// engine.Export, which runs the same engine.Run as a migration into a
+// table (same snapshot,
 // transform, row errors, reject file, item checks and duplicate-key
 // detection, checkpoints and resume); only the target differs:
 //
-//	mapping ──► extract ──► transform ──► engine ──► Target (this package)
+//	mapping ──► extract ──► transform ──► engine ──► Target (this package, a contract.Target)
 //	                                                  data/part-000001.json.gz ...
 //
 // An export is a directory or an S3 prefix holding
@@ -29,7 +30,10 @@
 // file its items per entity, bytes and SHA-256, with the content hash
 // `migrate verify` computes (package diff), per entity and in all.
 //
-// Source reads an export: engine.Run loads it into an existing table
+// The package implements package contract's interfaces and never imports
+// the engine that drives it.
+//
+// Source reads an export (a contract.Source): engine.Run loads it into an existing table
 // (RunConfig.Export, `migrate run --from-export`), optionally one share of
 // its files (Source.Select), and Import starts an ImportTable from it.
 package export

@@ -3,10 +3,10 @@ package export
 import (
 	"errors"
 
-	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/contract"
 )
 
-// kindError is an error of one of engine's kinds (ErrConfig, ErrState,
+// kindError is an error of one of the contract's kinds (ErrConfig, ErrState,
 // ErrTable), so that callers branch on it as on the engine's own, without
 // the kind's text in the message.
 type kindError struct{ kind, err error }
@@ -21,7 +21,7 @@ func kinded(kind, err error) error {
 	return &kindError{kind: kind, err: err}
 }
 
-func kindedConfig(err error) error { return kinded(engine.ErrConfig, err) }
-func kindedState(err error) error  { return kinded(engine.ErrState, err) }
+func kindedConfig(err error) error { return kinded(contract.ErrConfig, err) }
+func kindedState(err error) error  { return kinded(contract.ErrState, err) }
 
 var errNotComplete = errors.New("export: the export is not complete")

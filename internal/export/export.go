@@ -1,128 +1,76 @@
 package export
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
+	"time"
 
-	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 )
 
-// Config configures Export.
-type Config struct {
-	// Run is the run whose items are exported, as for engine.Run: Mapping
-	// and Postgres are required; OnError, RejectFile, MaxRejects, the
-	// state file, Resume, Fresh, Observer and Logger apply as they do to a
-	// run into a table. DynamoDB, CreateTable, Writer and Target are not
-	// used. StateFile defaults to ".migrate/<table>.export.state.json" and
-	// RejectFile to "<table>.export.rejects.jsonl", apart from a run's.
-	Run engine.RunConfig
-	// Target says where and how the files are written; its Mapping,
-	// StopOnFail and Logger are set from Run.
-	Target TargetConfig
+// Summary is what the run says about a complete export, for its manifest.
+type Summary struct {
+	Table     string // default: the mapping's table
+	StartedAt time.Time
+	// Rows and Rejects count every run of the export (the run and the
+	// runs it resumed).
+	Rows, Rejects int64
 }
 
-// Result is what an export did.
-type Result struct {
-	// Run is the run's summary (nil when it stopped before reading).
-	Run *engine.RunResult
-	// Files are the data files committed, by this run and the runs it
-	// resumed.
-	Files []File
-	// Manifest is the manifest written when the export completed, or nil.
-	Manifest *Manifest
-}
-
-// Export reads the source as engine.Run does, with the same checks, row
-// errors, reject file, checkpoints and resume, and writes the items as an
-// export (see Target) instead of into a table. When every row is done it
-// writes the manifest.
-func Export(ctx context.Context, cfg Config) (*Result, error) {
-	rc := cfg.Run
-	if rc.Mapping != nil {
-		table := cmp.Or(rc.Table, rc.Mapping.Table)
-		rc.StateFile = cmp.Or(rc.StateFile, filepath.Join(engine.DefaultStateDir, table+".export.state.json"))
-		if rc.OnError == engine.OnErrorReject {
-			rc.RejectFile = cmp.Or(rc.RejectFile, table+".export.rejects.jsonl")
+// SummaryOf is the summary a state file records.
+func SummaryOf(st *checkpoint.State) Summary {
+	s := Summary{Table: st.Table, StartedAt: st.StartedAt}
+	for _, src := range st.Sources {
+		s.Rows += src.Rows
+		for _, c := range src.Entities {
+			s.Rejects += c.Rejects
 		}
 	}
-	tc := cfg.Target
-	tc.Mapping = rc.Mapping
-	tc.StopOnFail = rc.OnError != engine.OnErrorReject
-	tc.Logger = cmp.Or(tc.Logger, rc.Logger)
-	t, err := NewTarget(tc)
-	if err != nil {
-		return nil, err
-	}
-	rc.Target = t
-	res, err := engine.Run(ctx, rc)
-	if errors.Is(err, engine.ErrNothingToResume) {
-		// The state file says the export completed; a crash between its
-		// last save and the manifest leaves the manifest to write.
-		return t.recoverManifest(context.WithoutCancel(ctx), rc.StateFile, err)
-	}
-	if res == nil {
-		return nil, err
-	}
-	out := &Result{Run: res, Files: t.Files()}
-	if res.Status == engine.StatusComplete {
-		m, ferr := t.Finish(context.WithoutCancel(ctx), res)
-		if ferr != nil {
-			return out, ferr
-		}
-		out.Manifest = m
-	}
-	return out, err
+	return s
 }
 
-// recoverManifest finishes an export whose state file records it complete:
-// when the manifest is there, there is nothing to do (done is returned);
-// when it is missing (a crash after the last checkpoint), it is written
-// from the committed files, which must add up to what the state file
-// records.
-func (t *Target) recoverManifest(ctx context.Context, statePath string, done error) (*Result, error) {
+// Recover finishes an export whose state file (at statePath) records it
+// complete. When the manifest is there, there is nothing to do: it
+// returns nil, nil. When it is missing (a crash after the last
+// checkpoint), it is written from the committed files, which must add up
+// to what the state file records; Recover returns it with the state.
+func (t *Target) Recover(ctx context.Context, statePath string) (*Manifest, *checkpoint.State, error) {
 	if _, _, err := readManifest(ctx, t.st); !errors.Is(err, fs.ErrNotExist) {
-		return nil, done
+		return nil, nil, nil
 	}
 	st, err := checkpoint.Load(statePath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	records, err := t.readRecords(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res := &engine.RunResult{Version: 1, Status: engine.StatusComplete, Mapping: st.Mapping, MappingSHA256: st.MappingSHA256,
-		Table: st.Table, StateFile: statePath, Resumed: true, StartedAt: st.StartedAt}
-	var items, acked int64
+	var want, items, acked int64
 	for _, s := range st.Sources {
-		res.AllRuns.Rows += s.Rows
 		for _, c := range s.Entities {
-			res.AllRuns.Items += c.Items
-			res.AllRuns.Rejects += c.Rejects
+			want += c.Items
 		}
 	}
 	t.files = nil
 	for _, r := range records {
 		if r.MappingSHA256 != t.cfg.Mapping.Digest {
-			return nil, kindedState(fmt.Errorf("%s/%s was exported with another mapping; pass --fresh to start over", t.st.where(), r.Name))
+			return nil, nil, kindedState(fmt.Errorf("%s/%s was exported with another mapping; pass --fresh to start over", t.st.where(), r.Name))
 		}
 		t.files = append(t.files, r.File)
 		items += r.Items
 		acked += r.Acknowledged
 	}
-	if acked != res.AllRuns.Items {
-		return nil, kindedState(fmt.Errorf("%s records a complete export of %d items, but the files committed at %s hold %d: pass --fresh to start over",
-			statePath, res.AllRuns.Items, t.st.where(), acked))
+	if acked != want {
+		return nil, nil, kindedState(fmt.Errorf("%s records a complete export of %d items, but the files committed at %s hold %d: pass --fresh to start over",
+			statePath, want, t.st.where(), acked))
 	}
-	m, err := t.Finish(ctx, res)
+	m, err := t.Finish(ctx, SummaryOf(st))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t.cfg.Logger.Info("export: the export had completed without its manifest; the manifest is written now", "files", len(t.files), "items", items)
-	return &Result{Run: res, Files: t.Files(), Manifest: m}, nil
+	return m, st, nil
 }

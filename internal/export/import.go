@@ -14,8 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -98,7 +99,7 @@ func ImportRequest(src *Source, m *mapping.Mapping, table string) (*dynamodb.Imp
 			n, capacity.MaxImportFiles, capacity.FileSizeForImport(src.Manifest.UncompressedBytes)>>20))
 	}
 	table = cmp.Or(table, m.Table)
-	params, err := load.TableCreationParameters(engine.TableConfig(m, table))
+	params, err := load.TableCreationParameters(tableconf.For(m, table))
 	if err != nil {
 		return nil, kindedConfig(fmt.Errorf("%w; create the table with run --create-table and load the export with run --from-export", err))
 	}
@@ -144,7 +145,7 @@ func Import(ctx context.Context, cfg ImportConfig) (*ImportResult, error) {
 	case err != nil:
 		return nil, fmt.Errorf("import: check table %q: %w", table, err)
 	case desc != nil:
-		return nil, kinded(engine.ErrTable, fmt.Errorf("table %q exists, and Import from S3 creates new tables only. To load the export into it, use the write path:\n  migrate run --from-export %s --mapping %s --table %s\n(on several machines, give each a share: --files 1/N ... --files N/N); or import into a new table with --table NAME",
+		return nil, kinded(contract.ErrTable, fmt.Errorf("table %q exists, and Import from S3 creates new tables only. To load the export into it, use the write path:\n  migrate run --from-export %s --mapping %s --table %s\n(on several machines, give each a share: --files 1/N ... --files N/N); or import into a new table with --table NAME",
 			table, cfg.Source.st.where(), cfg.Mapping.File, table))
 	}
 	out, err := cfg.DynamoDB.ImportTable(ctx, req)
@@ -165,7 +166,7 @@ func Import(ctx context.Context, cfg ImportConfig) (*ImportResult, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return res, kinded(engine.ErrInterrupted, fmt.Errorf("import: stopped waiting; the import goes on in DynamoDB. Follow it with:\n  aws dynamodb describe-import --import-arn %s", res.ARN))
+			return res, kinded(contract.ErrInterrupted, fmt.Errorf("import: stopped waiting; the import goes on in DynamoDB. Follow it with:\n  aws dynamodb describe-import --import-arn %s", res.ARN))
 		case <-time.After(cfg.PollEvery):
 		}
 		di, err := cfg.DynamoDB.DescribeImport(ctx, &dynamodb.DescribeImportInput{ImportArn: aws.String(res.ARN)})

@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -87,7 +87,7 @@ func s3Export(t *testing.T) (*bundle, *Source) {
 	if _, err := tgt.Write(t.Context(), feed(items(300, 0, &st))); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := readAll(t, b, tgt, nil)
+	src, _ := readAll(t, b, tgt)
 	return b, src
 }
 
@@ -198,7 +198,7 @@ func TestImportCountsDifferOrTableExists(t *testing.T) {
 
 	rec = &recorder{exists: true}
 	_, err = Import(t.Context(), ImportConfig{Source: src, Mapping: b.m, DynamoDB: recordingClient(t, rec)})
-	if !errors.Is(err, engine.ErrTable) || !strings.Contains(err.Error(), "migrate run --from-export s3://bucket/exports/shop") || !strings.Contains(err.Error(), "--files") {
+	if !errors.Is(err, contract.ErrTable) || !strings.Contains(err.Error(), "migrate run --from-export s3://bucket/exports/shop") || !strings.Contains(err.Error(), "--files") {
 		t.Errorf("import into an existing table: %v", err)
 	}
 	if strings.Join(rec.calls, " ") != "DescribeTable" {
@@ -222,8 +222,8 @@ func TestImportCountsDifferOrTableExists(t *testing.T) {
 	if _, err := tgt.Write(t.Context(), feed(items(3, 0, &st))); err != nil {
 		t.Fatal(err)
 	}
-	lsrc, _ := readAll(t, lb, tgt, nil)
-	if _, err := Import(t.Context(), ImportConfig{Source: lsrc, Mapping: lb.m, DryRun: true}); !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "S3 only") {
+	lsrc, _ := readAll(t, lb, tgt)
+	if _, err := Import(t.Context(), ImportConfig{Source: lsrc, Mapping: lb.m, DryRun: true}); !errors.Is(err, contract.ErrConfig) || !strings.Contains(err.Error(), "S3 only") {
 		t.Errorf("import of a local export: %v", err)
 	}
 }
@@ -232,7 +232,7 @@ func TestImportCountsDifferOrTableExists(t *testing.T) {
 // projections; a mapping with a local index cannot be imported.
 func TestImportRequestKeyTypesAndLocalIndexes(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../testdata/transform/key_types_lsi_projection/mapping.yaml")
+	data, err := os.ReadFile("../../testdata/transform/key_types_lsi_projection/mapping.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestImportRequestKeyTypesAndLocalIndexes(t *testing.T) {
 			src := &Source{st: &s3Store{w: Where{Bucket: "b", Prefix: "p"}}, Manifest: &Manifest{MappingSHA256: m.Digest, Compression: "GZIP"}, sha: "0"}
 			req, err := ImportRequest(src, m, "")
 			if tc.wantErr != "" {
-				if !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "run --from-export") {
+				if !errors.Is(err, contract.ErrConfig) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "run --from-export") {
 					t.Errorf("ImportRequest: %v", err)
 				}
 				return
@@ -280,7 +280,7 @@ func TestImportRequestKeyTypesAndLocalIndexes(t *testing.T) {
 // --file-size that fits; export stops instead of writing file 50,001.
 func TestImportFileLimit(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../testdata/transform/basic_entity/mapping.yaml")
+	data, err := os.ReadFile("../../testdata/transform/basic_entity/mapping.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestImportFileLimit(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "the export has 50001 data files, and Import from S3 takes at most 50000 per import: export again with --file-size 1MiB or more") {
+		if !errors.Is(err, contract.ErrConfig) || !strings.Contains(err.Error(), "the export has 50001 data files, and Import from S3 takes at most 50000 per import: export again with --file-size 1MiB or more") {
 			t.Errorf("%d files: %v", n, err)
 		}
 		res, err := Import(t.Context(), ImportConfig{Source: src, Mapping: m, DryRun: true})

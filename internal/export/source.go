@@ -11,11 +11,11 @@ import (
 	"io/fs"
 	"iter"
 
-	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/contract"
 )
 
 // Source is a complete export opened for reading: what `run --from-export`
-// loads into a table (an engine.ExportSource) and what import imports.
+// loads into a table (a contract.Source) and what import imports.
 type Source struct {
 	st       store
 	Manifest *Manifest
@@ -24,7 +24,7 @@ type Source struct {
 	k, n     int
 }
 
-var _ engine.ExportSource = (*Source)(nil)
+var _ contract.Source = (*Source)(nil)
 
 // Open reads the manifest of the export at st. An export that is not
 // complete (no manifest yet) is refused: resume it first.
@@ -78,14 +78,14 @@ func (s *Source) ID() string {
 func (s *Source) MappingSHA256() string { return s.Manifest.MappingSHA256 }
 
 // Files lists the files taken, for engine.Run.
-func (s *Source) Files() []engine.ExportFile {
-	out := make([]engine.ExportFile, len(s.files))
+func (s *Source) Files() []contract.SourceFile {
+	out := make([]contract.SourceFile, len(s.files))
 	for i, f := range s.files {
 		ents := map[string]int64{}
 		for _, e := range f.Entities {
 			ents[e.Entity] = e.Items
 		}
-		out[i] = engine.ExportFile{Name: f.Name, Items: f.Items, Entities: ents}
+		out[i] = contract.SourceFile{Name: f.Name, Items: f.Items, Entities: ents}
 	}
 	return out
 }
@@ -97,8 +97,8 @@ const maxLine = 64 << 20
 // resumed file from its start, skipping lines), and at its end its
 // SHA-256 and line count are checked against the manifest: a changed or
 // truncated file is an error, after the items read from it.
-func (s *Source) Items(ctx context.Context, name string, after int64) iter.Seq2[engine.ExportItem, error] {
-	return func(yield func(engine.ExportItem, error) bool) {
+func (s *Source) Items(ctx context.Context, name string, after int64) iter.Seq2[contract.SourceItem, error] {
+	return func(yield func(contract.SourceItem, error) bool) {
 		var want *File
 		for i := range s.Manifest.Files {
 			if s.Manifest.Files[i].Name == name {
@@ -106,12 +106,12 @@ func (s *Source) Items(ctx context.Context, name string, after int64) iter.Seq2[
 			}
 		}
 		if want == nil {
-			yield(engine.ExportItem{}, fmt.Errorf("export: %s is not a file of the export", name))
+			yield(contract.SourceItem{}, fmt.Errorf("export: %s is not a file of the export", name))
 			return
 		}
 		raw, err := s.st.get(ctx, name)
 		if err != nil {
-			yield(engine.ExportItem{}, err)
+			yield(contract.SourceItem{}, err)
 			return
 		}
 		defer raw.Close()
@@ -119,7 +119,7 @@ func (s *Source) Items(ctx context.Context, name string, after int64) iter.Seq2[
 		tee := io.TeeReader(raw, sha)
 		z, err := decompressor(bufio.NewReaderSize(tee, 1<<20), compressionOf(s.Manifest.Compression))
 		if err != nil {
-			yield(engine.ExportItem{}, fmt.Errorf("export: %s: %w", name, err))
+			yield(contract.SourceItem{}, fmt.Errorf("export: %s: %w", name, err))
 			return
 		}
 		defer z.Close()
@@ -133,23 +133,23 @@ func (s *Source) Items(ctx context.Context, name string, after int64) iter.Seq2[
 			}
 			attrs, err := decodeLine(trimLine(sc.Bytes()))
 			if err != nil {
-				yield(engine.ExportItem{}, fmt.Errorf("export: %s line %d: %w", name, n, err))
+				yield(contract.SourceItem{}, fmt.Errorf("export: %s line %d: %w", name, n, err))
 				return
 			}
-			if !yield(engine.ExportItem{Line: n, Attrs: attrs}, nil) {
+			if !yield(contract.SourceItem{Line: n, Attrs: attrs}, nil) {
 				return
 			}
 		}
 		if err := sc.Err(); err != nil {
-			yield(engine.ExportItem{}, fmt.Errorf("export: read %s: %w", name, err))
+			yield(contract.SourceItem{}, fmt.Errorf("export: read %s: %w", name, err))
 			return
 		}
 		if _, err := io.Copy(io.Discard, tee); err != nil {
-			yield(engine.ExportItem{}, fmt.Errorf("export: read %s: %w", name, err))
+			yield(contract.SourceItem{}, fmt.Errorf("export: read %s: %w", name, err))
 			return
 		}
 		if got := hex.EncodeToString(sha.Sum(nil)); got != want.SHA256 || n != want.Items {
-			yield(engine.ExportItem{}, fmt.Errorf("export: %s does not match the manifest: %d lines, sha256 %.12s…; the manifest says %d lines, sha256 %.12s…", name, n, got, want.Items, want.SHA256))
+			yield(contract.SourceItem{}, fmt.Errorf("export: %s does not match the manifest: %d lines, sha256 %.12s…; the manifest says %d lines, sha256 %.12s…", name, n, got, want.Items, want.SHA256))
 		}
 	}
 }

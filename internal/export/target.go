@@ -21,9 +21,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -107,7 +108,7 @@ func (c TargetConfig) Validate() error {
 
 // Target stores a run's items as an export: DYNAMODB_JSON data files, the
 // format Import from S3 reads, in a directory or under an S3 prefix. It is
-// an engine.Target, and an engine.Starter: every item is acknowledged only
+// a contract.Target, and a contract.Starter: every item is acknowledged only
 // once the file holding it is committed (renamed into place, or its
 // multipart upload completed) and recorded under parts/, all items of a
 // file at once, so that the run's state file always ends at a file
@@ -134,7 +135,7 @@ func NewTarget(cfg TargetConfig) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, kindedConfig(err)
 	}
-	lc := engine.TableConfig(cfg.Mapping, "")
+	lc := tableconf.For(cfg.Mapping, "")
 	lc.OnDuplicate, lc.RecentKeys, lc.Logger = cfg.OnDuplicate, cfg.RecentKeys, cfg.Logger
 	checker, err := load.NewChecker(lc)
 	if err != nil {
@@ -144,8 +145,8 @@ func NewTarget(cfg TargetConfig) (*Target, error) {
 }
 
 var (
-	_ engine.Target  = (*Target)(nil)
-	_ engine.Starter = (*Target)(nil)
+	_ contract.Target  = (*Target)(nil)
+	_ contract.Starter = (*Target)(nil)
 )
 
 // partName matches the names of data files and their records.
@@ -182,7 +183,7 @@ func cutLast(s, sep string) (string, string, bool) {
 // is deleted); a resumed one keeps the files its state file covers and
 // deletes the ones committed after the last checkpoint (their items are
 // sent again).
-func (t *Target) Start(ctx context.Context, ts engine.TargetStart) error {
+func (t *Target) Start(ctx context.Context, ts contract.TargetStart) error {
 	t.snapshot = ts.SnapshotTime.UTC()
 	if ts.Atomically != nil {
 		t.atomically = ts.Atomically
@@ -312,8 +313,8 @@ func (t *Target) resumePoint(records []partRecord, done map[string]int64) (int, 
 
 // Open says which target this is. Start has already checked the
 // destination.
-func (t *Target) Open(context.Context) (engine.TargetInfo, error) {
-	return engine.TargetInfo{Kind: "export", Name: t.st.where().String()}, nil
+func (t *Target) Open(context.Context) (contract.TargetInfo, error) {
+	return contract.TargetInfo{Kind: "export", Name: t.st.where().String()}, nil
 }
 
 // Files returns the data files committed so far.
@@ -343,7 +344,7 @@ type writeState struct {
 	rowStart         int
 	lastTable, lastK string
 	file             *openFile
-	stats            load.Stats
+	stats            contract.Stats
 	itemErrs         []error
 	itemErrCount     int
 	stopped          bool
@@ -372,11 +373,11 @@ type entityAcc struct {
 
 // Write stores the items received until the channel is closed, in files
 // of about FileSize, acknowledging each file's items when it is committed.
-func (t *Target) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
+func (t *Target) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
 	if !t.started {
-		return load.Stats{}, errors.New("export: Write before Start: run the target with engine.Run")
+		return contract.Stats{}, errors.New("export: Write before Start: run the target with engine.Run or engine.Export")
 	}
-	w := &writeState{t: t, ctx: ctx, ranks: map[uint64]int{}, stats: load.Stats{Entities: map[string]load.EntityStats{}}}
+	w := &writeState{t: t, ctx: ctx, ranks: map[uint64]int{}, stats: contract.Stats{Entities: map[string]contract.EntityStats{}}}
 	start := time.Now()
 	fatal := w.consume(items)
 	if fatal == nil && !w.stopped {
@@ -400,7 +401,7 @@ func (t *Target) Write(ctx context.Context, items <-chan load.Item) (load.Stats,
 
 // consume reads the channel to its end. After StopOnFail stopped the
 // export it only drains it.
-func (w *writeState) consume(items <-chan load.Item) error {
+func (w *writeState) consume(items <-chan contract.Item) error {
 	for {
 		select {
 		case <-w.ctx.Done():
@@ -421,7 +422,7 @@ func (w *writeState) consume(items <-chan load.Item) error {
 
 // add takes one item: at a row boundary, a full block is written and a
 // full file committed first.
-func (w *writeState) add(it load.Item) error {
+func (w *writeState) add(it contract.Item) error {
 	cfg := &w.t.cfg
 	if it.Origin.Table != w.lastTable || it.Origin.SourceKey != w.lastK {
 		w.lastTable, w.lastK = it.Origin.Table, it.Origin.SourceKey
@@ -474,7 +475,7 @@ func (w *writeState) blockFull() bool {
 }
 
 // refused reports a refused item to its owner and keeps its error.
-func (w *writeState) refused(it load.Item, ie *load.ItemError) {
+func (w *writeState) refused(it contract.Item, ie *contract.ItemError) {
 	if it.Fail != nil {
 		it.Fail(ie)
 	}
@@ -636,13 +637,13 @@ func (w *writeState) finish() error {
 
 // Finish writes the manifest of a complete export: the files' totals,
 // content hashes, and what the run says about rows and rejects.
-func (t *Target) Finish(ctx context.Context, res *engine.RunResult) (*Manifest, error) {
+func (t *Target) Finish(ctx context.Context, res Summary) (*Manifest, error) {
 	m := &Manifest{
 		Format: ManifestFormat, Complete: true,
 		Mapping: t.cfg.Mapping.File, MappingSHA256: t.cfg.Mapping.Digest, Table: cmp.Or(res.Table, t.cfg.Mapping.Table),
 		InputFormat: "DYNAMODB_JSON", Compression: importCompression[t.cfg.Compression], DataPrefix: dataDir + "/",
 		StartedAt: res.StartedAt, CompletedAt: time.Now().UTC(),
-		Rows: res.AllRuns.Rows, Rejects: res.AllRuns.Rejects,
+		Rows: res.Rows, Rejects: res.Rejects,
 		Files: slices.Clone(t.files),
 	}
 	if err := m.totals(); err != nil {

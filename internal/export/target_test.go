@@ -18,8 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/s3test"
 	"github.com/pgdynamo/migrate/load"
@@ -94,7 +95,7 @@ func TestLineRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !diff.EqualItems(item, back) {
+	if !ddbvalue.EqualItems(item, back) {
 		t.Errorf("round trip changed the item:\n%s", line)
 	}
 	// The same item gives the same bytes, whatever the map order.
@@ -164,8 +165,8 @@ type settle struct {
 	groups        []int // acks per Atomically call
 }
 
-func (st *settle) start() engine.TargetStart {
-	return engine.TargetStart{SnapshotTime: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Atomically: func(f func()) {
+func (st *settle) start() contract.TargetStart {
+	return contract.TargetStart{SnapshotTime: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Atomically: func(f func()) {
 		before := st.acked
 		f()
 		st.groups = append(st.groups, st.acked-before)
@@ -174,8 +175,8 @@ func (st *settle) start() engine.TargetStart {
 
 // items makes count items: customers with two orders each, so three items per
 // "row" of a customer's source key. pad adds that many random bytes.
-func items(count, pad int, st *settle) []load.Item {
-	var out []load.Item
+func items(count, pad int, st *settle) []contract.Item {
+	var out []contract.Item
 	for i := range count {
 		row := fmt.Sprintf("id=%d", i/3)
 		attrs := map[string]types.AttributeValue{"PK": s(fmt.Sprintf("CUSTOMER#%d", i/3)), "type": s("Customer")}
@@ -192,14 +193,14 @@ func items(count, pad int, st *settle) []load.Item {
 			rand.Read(b)
 			attrs["pad"] = s(hex.EncodeToString(b))
 		}
-		out = append(out, load.Item{Attrs: attrs, Origin: load.Origin{Entity: entity, Table: "public.customers", SourceKey: row},
-			Ack: func() { st.acked++ }, Fail: func(*load.ItemError) { st.failed++ }})
+		out = append(out, contract.Item{Attrs: attrs, Origin: contract.Origin{Entity: entity, Table: "public.customers", SourceKey: row},
+			Ack: func() { st.acked++ }, Fail: func(*contract.ItemError) { st.failed++ }})
 	}
 	return out
 }
 
-func feed(its []load.Item) <-chan load.Item {
-	ch := make(chan load.Item, len(its))
+func feed(its []contract.Item) <-chan contract.Item {
+	ch := make(chan contract.Item, len(its))
 	for _, it := range its {
 		ch <- it
 	}
@@ -208,12 +209,9 @@ func feed(its []load.Item) <-chan load.Item {
 }
 
 // readAll reads every item of the committed files back through a Source.
-func readAll(t *testing.T, b *bundle, tgt *Target, res *engine.RunResult) (*Source, []map[string]types.AttributeValue) {
+func readAll(t *testing.T, b *bundle, tgt *Target) (*Source, []map[string]types.AttributeValue) {
 	t.Helper()
-	if res == nil {
-		res = &engine.RunResult{Table: "Shop"}
-	}
-	if _, err := tgt.Finish(t.Context(), res); err != nil {
+	if _, err := tgt.Finish(t.Context(), Summary{Table: "Shop"}); err != nil {
 		t.Fatal(err)
 	}
 	src, err := Open(t.Context(), b.store)
@@ -278,7 +276,7 @@ func TestTargetWritesFilesOfSizeAtRowBoundaries(t *testing.T) {
 				if sum != 3000 {
 					t.Errorf("files hold %d items", sum)
 				}
-				src, got := readAll(t, b, tgt, nil)
+				src, got := readAll(t, b, tgt)
 				m := src.Manifest
 				if m.Items != 3000 || len(m.Files) != len(files) || m.Compression != importCompression[comp] || m.MappingSHA256 != b.m.Digest {
 					t.Errorf("manifest: %d items, %d files, %s, %s", m.Items, len(m.Files), m.Compression, m.MappingSHA256)
@@ -366,7 +364,7 @@ func TestTargetRefusals(t *testing.T) {
 			in[16].Attrs["SK"] = s(strings.Repeat("k", 1025)) // row id=5, its second item
 			in[25].Attrs["SK"] = in[24].Attrs["SK"]           // row id=8: a duplicate key
 			_, err := tgt.Write(t.Context(), feed(in))
-			var ie *load.ItemError
+			var ie *contract.ItemError
 			if !errors.As(err, &ie) || !errors.Is(err, load.ErrKeyTooLong) {
 				t.Fatalf("Write: %v, want the key error", err)
 			}
@@ -425,7 +423,7 @@ func TestS3MultipartUpload(t *testing.T) {
 	if got := b.s3.Requests("PUT ?uploadId ?partNumber"); got < 4 {
 		t.Errorf("%d parts uploaded, want at least 4 of 5 MiB", got)
 	}
-	_, got := readAll(t, b, tgt, nil)
+	_, got := readAll(t, b, tgt)
 	if len(got) != 30_000 {
 		t.Errorf("read back %d items", len(got))
 	}
@@ -485,12 +483,12 @@ func TestStartRefusesOrReplacesAnExport(t *testing.T) {
 	if _, err := first.Write(t.Context(), feed(items(30, 0, &st))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := first.Finish(t.Context(), &engine.RunResult{}); err != nil {
+	if _, err := first.Finish(t.Context(), Summary{}); err != nil {
 		t.Fatal(err)
 	}
 	second := b.target(t, nil)
 	err := second.Start(t.Context(), st.start())
-	if !errors.Is(err, engine.ErrState) || !strings.Contains(err.Error(), "--fresh") {
+	if !errors.Is(err, contract.ErrState) || !strings.Contains(err.Error(), "--fresh") {
 		t.Fatalf("Start over an export: %v", err)
 	}
 	fresh := st.start()
@@ -556,7 +554,7 @@ func TestStartResumesAtTheCheckpoint(t *testing.T) {
 	done["Customer"]++
 	resume.Done = done
 	err := b.target(t, nil).Start(t.Context(), resume)
-	if !errors.Is(err, engine.ErrState) || !strings.Contains(err.Error(), "file boundary") {
+	if !errors.Is(err, contract.ErrState) || !strings.Contains(err.Error(), "file boundary") {
 		t.Errorf("Start at no boundary: %v", err)
 	}
 	// Another mapping.
@@ -584,7 +582,7 @@ func TestSourceDetectsChangedFiles(t *testing.T) {
 	if _, err := tgt.Write(t.Context(), feed(items(30, 0, &st))); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := readAll(t, b, tgt, nil)
+	src, _ := readAll(t, b, tgt)
 	path := filepath.Join(b.dir, "data", "part-000001.json")
 	data, _ := os.ReadFile(path)
 	lines := bytes.SplitAfter(data, []byte("\n"))
@@ -632,7 +630,7 @@ func TestSelectSharesFiles(t *testing.T) {
 	// Share 9 of 10 of 7 files holds none: once, it loaded nothing and
 	// exited 0. Share 7 of 10 holds the last file.
 	err := src.Select(9, 10)
-	if err == nil || !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "the export has 7 file(s), so share 9 of 10 holds none; split it into at most 7 shares") {
+	if err == nil || !errors.Is(err, contract.ErrConfig) || !strings.Contains(err.Error(), "the export has 7 file(s), so share 9 of 10 holds none; split it into at most 7 shares") {
 		t.Errorf("Select(9, 10) of 7 files: %v", err)
 	}
 	if err := src.Select(7, 10); err != nil || len(src.Taken()) != 1 {

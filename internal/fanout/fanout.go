@@ -4,20 +4,19 @@
 // each year), every combination of both. It is the one implementation
 // behind `migrate query` and `migrate prove`: which partitions (Points),
 // what a fan-out placeholder holds at each (Point.Value), and the merge
-// by sort key with the limit applied to the merged items (Run).
+// by sort key (ddbvalue.CompareKeys) with the limit applied to the merged
+// items (Run).
 package fanout
 
 import (
-	"bytes"
 	"context"
-	"math/big"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -114,7 +113,7 @@ func Run(ctx context.Context, n int, one func(ctx context.Context, i int) ([]Ite
 	// the merge.
 	if sk != "" {
 		slices.SortStableFunc(merged, func(a, b Item) int {
-			c := CompareKeys(a[sk], b[sk])
+			c := ddbvalue.CompareKeys(a[sk], b[sk])
 			if desc {
 				return -c
 			}
@@ -125,28 +124,4 @@ func Run(ctx context.Context, n int, one func(ctx context.Context, i int) ([]Ite
 		merged = merged[:limit]
 	}
 	return merged, nil
-}
-
-// CompareKeys orders key values as DynamoDB orders a sort key: strings
-// and binary by bytes, numbers by value.
-func CompareKeys(a, b types.AttributeValue) int {
-	switch x := a.(type) {
-	case *types.AttributeValueMemberS:
-		if y, ok := b.(*types.AttributeValueMemberS); ok {
-			return strings.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberB:
-		if y, ok := b.(*types.AttributeValueMemberB); ok {
-			return bytes.Compare(x.Value, y.Value)
-		}
-	case *types.AttributeValueMemberN:
-		if y, ok := b.(*types.AttributeValueMemberN); ok {
-			rx, okx := new(big.Rat).SetString(x.Value)
-			ry, oky := new(big.Rat).SetString(y.Value)
-			if okx && oky {
-				return rx.Cmp(ry)
-			}
-		}
-	}
-	return 0
 }

@@ -1,7 +1,6 @@
 package faultproxy
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"hash/fnv"
 	"io"
@@ -14,7 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // bucket is a token bucket of write units; rate 0 means unlimited.
@@ -110,69 +110,23 @@ type writeRequest struct {
 	}
 }
 
-// writeUnits is what a write request costs: ceil(item size / 1 KB), one
-// for a delete.
+// writeUnits is what a write request costs: ceil(item size / 1 KB) by
+// DynamoDB's size rules (ddbvalue.ItemSize), one for a delete or for an
+// item DynamoDB would refuse.
 func writeUnits(raw json.RawMessage) float64 {
-	var wr writeRequest
-	if json.Unmarshal(raw, &wr) != nil || wr.PutRequest == nil {
-		return 1
-	}
-	size := 0
-	for name, v := range wr.PutRequest.Item {
-		size += len(name) + valueSize(v)
-	}
-	return math.Max(1, math.Ceil(float64(size)/1024))
-}
-
-// valueSize approximates DynamoDB's size of a typed value: strings and
-// binary by their bytes, numbers by about half their digits, containers 3
-// bytes plus one per element and their contents.
-func valueSize(raw json.RawMessage) int {
-	var v map[string]json.RawMessage
-	if json.Unmarshal(raw, &v) != nil {
-		return len(raw)
-	}
-	for tag, inner := range v {
-		switch tag {
-		case "S":
-			var s string
-			_ = json.Unmarshal(inner, &s)
-			return len(s)
-		case "N":
-			var s string
-			_ = json.Unmarshal(inner, &s)
-			return len(s)/2 + 1
-		case "B":
-			var s string
-			_ = json.Unmarshal(inner, &s)
-			return base64.StdEncoding.DecodedLen(len(s))
-		case "SS", "NS", "BS":
-			var ss []string
-			_ = json.Unmarshal(inner, &ss)
-			n := 0
-			for _, s := range ss {
-				n += utf8.RuneCountInString(s)
-			}
-			return n
-		case "L":
-			var l []json.RawMessage
-			_ = json.Unmarshal(inner, &l)
-			n := 3
-			for _, e := range l {
-				n += 1 + valueSize(e)
-			}
-			return n
-		case "M":
-			var m map[string]json.RawMessage
-			_ = json.Unmarshal(inner, &m)
-			n := 3
-			for k, e := range m {
-				n += 1 + len(k) + valueSize(e)
-			}
-			return n
+	var put struct {
+		PutRequest *struct {
+			Item map[string]any
 		}
 	}
-	return 1 // BOOL, NULL
+	if json.Unmarshal(raw, &put) != nil || put.PutRequest == nil {
+		return 1
+	}
+	item, err := ddbvalue.DecodeItem(put.PutRequest.Item)
+	if err != nil {
+		return 1
+	}
+	return math.Max(1, math.Ceil(float64(ddbvalue.ItemSize(item))/1024))
 }
 
 // partitionOf hashes the request's partition key value to a partition.

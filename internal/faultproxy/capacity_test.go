@@ -137,3 +137,28 @@ func TestSinkAcknowledges(t *testing.T) {
 		t.Errorf("stats = %+v", s)
 	}
 }
+
+// TestWriteUnitsBySizeRules: the proxy charges what DynamoDB would, by
+// its size rules (strings and set elements by UTF-8 bytes, numbers by
+// base-100 digit pairs). Its own estimate once counted set elements in
+// runes, charging 1 unit for an item of 1,205 bytes.
+func TestWriteUnitsBySizeRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		put  string
+		want float64
+	}{
+		{"set elements by UTF-8 bytes", `{"PutRequest":{"Item":{"PK":{"S":"p"},"ss":{"SS":["` + strings.Repeat("é", 600) + `"]}}}}`, 2},
+		{"strings by UTF-8 bytes", `{"PutRequest":{"Item":{"PK":{"S":"` + strings.Repeat("é", 512) + `"}}}}`, 2},
+		{"one unit up to 1 KB", `{"PutRequest":{"Item":{"PK":{"S":"` + strings.Repeat("x", 1022) + `"}}}}`, 1},
+		{"numbers by digit pairs", `{"PutRequest":{"Item":{"PK":{"S":"` + strings.Repeat("x", 1017) + `"},"n":{"N":"1e125"}}}}`, 1}, // 2+1017 + 1+2
+		{"delete", `{"DeleteRequest":{"Key":{"PK":{"S":"p"}}}}`, 1},
+		{"an item DynamoDB refuses", `{"PutRequest":{"Item":{"PK":{"NULL":false}}}}`, 1},
+	}
+	for _, tt := range tests {
+		if got := writeUnits([]byte(tt.put)); got != tt.want {
+			t.Errorf("%s: writeUnits = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 )
 
@@ -38,7 +39,7 @@ type State struct {
 	streaming  bool      // a sync's stream has begun
 	syncStatus engine.SyncStatus
 	statusAt   time.Time
-	progress   engine.Progress
+	progress   contract.Progress
 	runStarted bool
 	runDone    bool
 	failedAt   time.Time
@@ -128,14 +129,14 @@ func (o *syncObserver) Status(st engine.SyncStatus) {
 	o.SyncObserver.Status(st)
 }
 
-func (o *syncObserver) Started(r engine.RunStart) {
+func (o *syncObserver) Started(r contract.RunStart) {
 	o.s.mu.Lock()
 	o.s.runStarted = true
 	o.s.mu.Unlock()
 	o.SyncObserver.Started(r)
 }
 
-func (o *syncObserver) Progress(p engine.Progress) {
+func (o *syncObserver) Progress(p contract.Progress) {
 	o.s.mu.Lock()
 	o.s.progress = p
 	o.s.mu.Unlock()
@@ -143,24 +144,24 @@ func (o *syncObserver) Progress(p engine.Progress) {
 }
 
 type runObserver struct {
-	engine.Observer
+	contract.Observer
 	s *State
 }
 
 // WrapRun returns an observer that records a run's or an export's
 // progress in s and passes it on to next.
-func WrapRun(next engine.Observer, s *State) engine.Observer {
+func WrapRun(next contract.Observer, s *State) contract.Observer {
 	return &runObserver{Observer: next, s: s}
 }
 
-func (o *runObserver) Started(r engine.RunStart) {
+func (o *runObserver) Started(r contract.RunStart) {
 	o.s.mu.Lock()
 	o.s.runStarted = true
 	o.s.mu.Unlock()
 	o.Observer.Started(r)
 }
 
-func (o *runObserver) Progress(p engine.Progress) {
+func (o *runObserver) Progress(p contract.Progress) {
 	o.s.mu.Lock()
 	prev := o.s.progress.Writes
 	if p.Writes.Retries > prev.Retries || p.Writes.ThrottledCalls > prev.ThrottledCalls {
@@ -188,7 +189,7 @@ var (
 	descRejects       = desc("rejects_total", "Rows or items refused and written to the reject file, by entity.", "entity")
 	descLagSeconds    = desc("sync_lag_seconds", "Age of the oldest source WAL not yet applied, from samples of the source's WAL position and commit times (0 when caught up).")
 	descLagBytes      = desc("sync_lag_bytes", "Source WAL position minus the confirmed position.")
-	descServerLSN     = desc("sync_source_wal_lsn", "The source's current WAL position (pg_current_wal_lsn), as a byte offset.")
+	descServerLSN     = desc("sync_source_wal_lsn", "The source's current WAL position (the end of the last record inserted, pg_current_wal_insert_lsn), as a byte offset.")
 	descReceivedLSN   = desc("sync_received_lsn", "Position of the last message received from the slot, as a byte offset.")
 	descConfirmedLSN  = desc("sync_confirmed_lsn", "Position up to which every change is applied and confirmed to the slot, as a byte offset.")
 	descRetained      = desc("sync_slot_retained_wal_bytes", "WAL the replication slot holds back on the source (pg_current_wal_lsn - restart_lsn).")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/affect"
 )
@@ -75,7 +76,7 @@ func TestSyncMetricsAndReadiness(t *testing.T) {
 	}
 
 	obs := WrapSync(engine.NopSyncObserver{}, s)
-	obs.Progress(engine.Progress{Entities: []engine.EntityProgress{{Entity: "Order", RowsRead: 5, ItemsWritten: 5}}})
+	obs.Progress(contract.Progress{Entities: []contract.EntityProgress{{Entity: "Order", RowsRead: 5, ItemsWritten: 5}}})
 	obs.Status(engine.SyncStatus{
 		ServerLSN: 5000, Received: 4000, Confirmed: 3000, LagBytes: 2000, SlotRetainedBytes: 123456,
 		LagSince: now.Add(-4 * time.Second), Transactions: 7, Changes: 9, Rounds: 2,
@@ -141,10 +142,10 @@ func TestRunReadiness(t *testing.T) {
 	if ok, _ := s.Ready(); ok {
 		t.Error("ready before it started")
 	}
-	obs := WrapRun(engine.NopObserver{}, s)
-	obs.Started(engine.RunStart{})
-	obs.Progress(engine.Progress{Entities: []engine.EntityProgress{{Entity: "Book", RowsRead: 3, ItemsWritten: 2, Rejects: 1}},
-		Writes: engine.WriteProgress{Calls: 5, ThrottledCalls: 2, Retries: 7, Throttled: 6}})
+	obs := WrapRun(contract.NopObserver{}, s)
+	obs.Started(contract.RunStart{})
+	obs.Progress(contract.Progress{Entities: []contract.EntityProgress{{Entity: "Book", RowsRead: 3, ItemsWritten: 2, Rejects: 1}},
+		Writes: contract.WriteProgress{Calls: 5, ThrottledCalls: 2, Retries: 7, Throttled: 6}})
 	if ok, why := s.Ready(); !ok {
 		t.Errorf("not ready after start: %s", why)
 	}

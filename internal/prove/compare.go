@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pgdynamo/migrate/extract"
-	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -123,22 +122,22 @@ func sameValue(av types.AttributeValue, v any, t pgkind.Type) (ok bool, want str
 			s, isS := av.(*types.AttributeValueMemberS)
 			return isS && s.Value == floatWord(f), want
 		}
-		var r *big.Rat
+		var text string
 		switch v := v.(type) {
 		case int64:
-			r = new(big.Rat).SetInt64(v)
+			text = strconv.FormatInt(v, 10)
 		case float64:
 			// The shortest decimal that reads back as v: what PostgreSQL
 			// prints and the transform writes.
-			r, _ = new(big.Rat).SetString(strconv.FormatFloat(v, 'f', -1, 64))
+			text = strconv.FormatFloat(v, 'f', -1, 64)
 		case extract.Decimal:
-			var okR bool
-			if r, okR = new(big.Rat).SetString(string(v)); !okR {
+			if _, err := ddbvalue.ParseDecimal(string(v)); err != nil {
 				s, isS := av.(*types.AttributeValueMemberS)
 				return isS && s.Value == string(v), want // NaN, Infinity kept as text
 			}
+			text = string(v)
 		}
-		return sameNumber(av, r), want
+		return sameNumber(av, text), want
 	case time.Time:
 		return sameInstant(av, v, t.Kind), want
 	case extract.Infinity:
@@ -152,8 +151,7 @@ func sameValue(av types.AttributeValue, v any, t pgkind.Type) (ok bool, want str
 			}
 			return x.Value == v, fmt.Sprintf("%q", v)
 		case *types.AttributeValueMemberN: // as: number of a text column
-			r, okR := new(big.Rat).SetString(v)
-			return okR && sameNumber(av, r), want
+			return sameNumber(av, v), want
 		}
 		return false, fmt.Sprintf("%q", v)
 	case []byte:
@@ -165,12 +163,12 @@ func sameValue(av types.AttributeValue, v any, t pgkind.Type) (ok bool, want str
 	if err != nil || !present {
 		return false, want
 	}
-	if diff.Equal(av, exp) {
+	if ddbvalue.Equal(av, exp) {
 		return true, want
 	}
 	// An array may be written as a set (as: set): compare as a set.
 	if arr, isArr := v.([]any); isArr && t.Kind == pgkind.Array {
-		if set, present, err := transform.AttributeValue(arr, t, mapping.AsSet, mapping.NullOmit); err == nil && present && diff.Equal(av, set) {
+		if set, present, err := transform.AttributeValue(arr, t, mapping.AsSet, mapping.NullOmit); err == nil && present && ddbvalue.Equal(av, set) {
 			return true, want
 		}
 	}
@@ -187,7 +185,9 @@ func floatWord(f float64) string {
 	return "-Infinity"
 }
 
-func sameNumber(av types.AttributeValue, r *big.Rat) bool {
+// sameNumber reports whether an N attribute, or an S one (as: string),
+// holds the number the decimal text want holds.
+func sameNumber(av types.AttributeValue, want string) bool {
 	var text string
 	switch x := av.(type) {
 	case *types.AttributeValueMemberN:
@@ -197,8 +197,8 @@ func sameNumber(av types.AttributeValue, r *big.Rat) bool {
 	default:
 		return false
 	}
-	got, ok := new(big.Rat).SetString(text)
-	return ok && got.Cmp(r) == 0
+	c, err := ddbvalue.CompareNumbers(text, want)
+	return err == nil && c == 0
 }
 
 // sameInstant compares a date or timestamp with its item form: the
@@ -216,14 +216,15 @@ func sameInstant(av types.AttributeValue, t time.Time, k pgkind.Kind) bool {
 			}
 		}
 	case *types.AttributeValueMemberN:
-		got, ok := new(big.Rat).SetString(x.Value)
-		if !ok {
-			return false
+		// Epoch seconds as exact decimal text (Nanosecond is never
+		// negative, so an instant before 1970 borrows a second), and
+		// milliseconds as that times 10^3.
+		secs, us := t.Unix(), t.Nanosecond()/1000
+		text := fmt.Sprintf("%d.%06d", secs, us)
+		if secs < 0 && us > 0 {
+			text = fmt.Sprintf("-%d.%06d", -(secs + 1), 1_000_000-us)
 		}
-		us := new(big.Rat).SetFrac(new(big.Int).Add(new(big.Int).Mul(big.NewInt(t.Unix()), big.NewInt(1_000_000)), big.NewInt(int64(t.Nanosecond()/1000))), big.NewInt(1))
-		secs := new(big.Rat).Quo(us, big.NewRat(1_000_000, 1))
-		millis := new(big.Rat).Quo(us, big.NewRat(1_000, 1))
-		return got.Cmp(secs) == 0 || got.Cmp(millis) == 0
+		return sameNumber(av, text) || sameNumber(av, text+"e3")
 	}
 	return false
 }

@@ -46,6 +46,16 @@ func TestSameValue(t *testing.T) {
 		{"array as a set", &types.AttributeValueMemberSS{Value: []string{"b", "a"}}, []any{"a", "b", "a"}, pgkind.Type{Kind: pgkind.Array, Elem: pgkind.Text}, true},
 		{"array as a list, in order", &types.AttributeValueMemberL{Value: []types.AttributeValue{s("b"), s("a")}}, []any{"a", "b"}, pgkind.Type{Kind: pgkind.Array, Elem: pgkind.Text}, false},
 		{"bool", &types.AttributeValueMemberBOOL{Value: true}, true, pgkind.Type{Kind: pgkind.Bool}, true},
+		{"decimal with exponent and trailing zeros", n("1.5e3"), extract.Decimal("1500.000"), num, true},
+		{"38-digit neighbours differ", n("99999999999999999999999999999999999998"), extract.Decimal("99999999999999999999999999999999999999"), num, false},
+		{"instant before 1970 as epoch seconds", n("-0.5"), time.Date(1969, 12, 31, 23, 59, 59, 500000000, time.UTC), pgkind.Type{Kind: pgkind.Timestamptz}, true},
+		{"instant before 1970 as epoch millis", n("-1750"), time.Date(1969, 12, 31, 23, 59, 58, 250000000, time.UTC), pgkind.Type{Kind: pgkind.Timestamptz}, true},
+		{"instant before 1970, a second off", n("-0.75"), time.Date(1969, 12, 31, 23, 59, 58, 250000000, time.UTC), pgkind.Type{Kind: pgkind.Timestamptz}, false},
+		// Text that is not a DynamoDB number (transform's as: number refuses
+		// it) equals no N value: math/big read 1/2 and 0x10 as numbers.
+		{"text 1/2 is no number", n("0.5"), "1/2", pgkind.Type{Kind: pgkind.Text}, false},
+		{"text 0x10 is no number", n("16"), "0x10", pgkind.Type{Kind: pgkind.Text}, false},
+		{"text number by value", n("16"), "16.0", pgkind.Type{Kind: pgkind.Text}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

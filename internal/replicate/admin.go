@@ -76,13 +76,52 @@ func CheckWALLevel(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// CurrentLSN is the server's current WAL write position.
+// CurrentLSN is the end of the last WAL record the server inserted: every
+// transaction visible now committed at or before it.
+//
+// pg_current_wal_lsn (the write position) is not that: under
+// synchronous_commit = off a transaction is visible as soon as its commit
+// record is inserted, up to three wal_writer_delay before it is written,
+// and a sync that compared with the write position declared itself caught
+// up while such commits were still to come.
 func CurrentLSN(ctx context.Context, conn *pgx.Conn) (LSN, error) {
 	var s string
-	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&s); err != nil {
+	var block, segment int64
+	err := conn.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text,
+		(SELECT setting::int8 FROM pg_catalog.pg_settings WHERE name = 'wal_block_size'),
+		(SELECT setting::int8 FROM pg_catalog.pg_settings WHERE name = 'wal_segment_size')`).Scan(&s, &block, &segment)
+	if err != nil {
 		return 0, fmt.Errorf("replicate: current WAL position: %w", err)
 	}
-	return pglogrepl.ParseLSN(s)
+	lsn, err := pglogrepl.ParseLSN(s)
+	if err != nil {
+		return 0, fmt.Errorf("replicate: current WAL position %q: %w", s, err)
+	}
+	return recordEnd(lsn, uint64(block), uint64(segment)), nil
+}
+
+// The sizes of WAL page headers (MAXALIGNed XLogPageHeaderData and
+// XLogLongPageHeaderData, the long one first in each segment).
+const (
+	shortPageHeader = 24
+	longPageHeader  = 40
+)
+
+// recordEnd turns pg_current_wal_insert_lsn, which points past the page
+// header when the last record ended at a page boundary, into the end of
+// that record: the position a stream that read it reports.
+func recordEnd(insert LSN, block, segment uint64) LSN {
+	if block == 0 || segment == 0 {
+		return insert
+	}
+	header := uint64(shortPageHeader)
+	if uint64(insert)%segment < block {
+		header = longPageHeader // a segment's first page
+	}
+	if uint64(insert)%block == header {
+		return insert - LSN(header)
+	}
+	return insert
 }
 
 // EnsurePublication creates publication pub for tables, or checks that an

@@ -22,3 +22,20 @@ func TestConnConfigKeepsTheURLsTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordEnd checks the page header correction of the insert position.
+func TestRecordEnd(t *testing.T) {
+	const block, segment = 8192, 16 << 20
+	for _, c := range []struct{ insert, want LSN }{
+		{0x1503D70, 0x1503D70}, // inside a page
+		{0, 0},
+		{0x1504000 + shortPageHeader, 0x1504000}, // a record ended at a page boundary
+		{0x2000000 + longPageHeader, 0x2000000},  // ... at a segment boundary
+		{0x2000000 + shortPageHeader, 0x2000000 + shortPageHeader},         // a segment's first page has the long header: 24 is inside a record
+		{0x1504000 + shortPageHeader + 8, 0x1504000 + shortPageHeader + 8}, // after a record on the page
+	} {
+		if got := recordEnd(c.insert, block, segment); got != c.want {
+			t.Errorf("recordEnd(%s) = %s, want %s", c.insert, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
-// Package report renders what `migrate plan` and `migrate verify` found:
-// as terminal text ([Text], [VerifyText]; colour optional), GitHub
-// markdown ([Markdown], [VerifyMarkdown]), JSON ([JSON], [VerifyJSON]) and
+// Package report renders what `migrate plan`, `migrate verify` and
+// `migrate prune` found: as terminal text ([Text], [VerifyText],
+// [PruneText]; colour optional), GitHub markdown ([Markdown],
+// [VerifyMarkdown], [PruneMarkdown]), JSON ([JSON], [VerifyJSON],
+// [PruneJSON]) and
 // one self-contained HTML page ([HTML]: inline CSS and inline SVG charts,
 // no script, nothing fetched). It is pure: it formats the documents it is
 // given and computes nothing else.

@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 )
 
 // count formats an integer with thousands separators: 12,345.
@@ -90,26 +94,18 @@ func Value(raw json.RawMessage, max int) string {
 	if len(raw) == 0 {
 		return ""
 	}
-	var tagged map[string]json.RawMessage
 	out := ""
-	if err := json.Unmarshal(raw, &tagged); err == nil && len(tagged) == 1 {
-		for tag, v := range tagged {
-			switch tag {
-			case "S":
-				var s string
-				if json.Unmarshal(v, &s) == nil {
-					out = strconv.Quote(s)
-				}
-			case "N":
-				var s string
-				if json.Unmarshal(v, &s) == nil {
-					out = s
-				}
-			case "BOOL":
-				out = string(v)
-			case "NULL":
-				out = "null"
-			}
+	var v any
+	if json.Unmarshal(raw, &v) == nil {
+		switch av, _ := ddbvalue.DecodeValue(v); av := av.(type) {
+		case *types.AttributeValueMemberS:
+			out = strconv.Quote(av.Value)
+		case *types.AttributeValueMemberN:
+			out = av.Value
+		case *types.AttributeValueMemberBOOL:
+			out = strconv.FormatBool(av.Value)
+		case *types.AttributeValueMemberNULL:
+			out = "null"
 		}
 	}
 	if out == "" {

@@ -1,7 +1,6 @@
-package export
+package engine_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -14,26 +13,27 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/diff"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"
 )
 
-func TestMain(m *testing.M) { migratetest.Main(m) }
+// These tests export (engine.Export) from a real PostgreSQL and compare
+// with what a run into a table would write, through a target that keeps
+// the items; then they load the export back (RunConfig.Export).
 
-// These tests export from a real PostgreSQL and compare with what a run
-// into a table would write, through a target that keeps the items.
-
-const shopSchema = `
+const exportShopSchema = `
 CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL, email text);
 CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES customers, total numeric NOT NULL);
 INSERT INTO customers SELECT i, 'customer ' || i, CASE WHEN i % 3 = 0 THEN NULL ELSE 'c' || i || '@example.com' END FROM generate_series(1, 400) i;
 INSERT INTO orders SELECT i, 1 + i % 400, i * 10.25 FROM generate_series(1, 2000) i;
 `
 
-const shopMapping = `table: Shop
+const exportShopMapping = `table: Shop
 keys: { partition: PK, sort: SK }
 entityAttribute: type
 indexes:
@@ -51,11 +51,11 @@ entities:
     attributes: { total: total }
 `
 
-func shop(t *testing.T, extraSQL string) (string, *mapping.Mapping) {
+func exportShop(t *testing.T, extraSQL string) (string, *mapping.Mapping) {
 	t.Helper()
 	pg := migratetest.PostgresURL(t)
-	migratetest.Exec(t, pg, shopSchema+extraSQL)
-	m, err := mapping.Parse("shop.yaml", []byte(shopMapping))
+	migratetest.Exec(t, pg, exportShopSchema+extraSQL)
+	m, err := mapping.Parse("shop.yaml", []byte(exportShopMapping))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,17 +66,18 @@ func shop(t *testing.T, extraSQL string) (string, *mapping.Mapping) {
 type keeper struct {
 	mu    sync.Mutex
 	items map[string]string // canonical JSON by key
+	attrs map[string]map[string]types.AttributeValue
 	// failAfter > 0 fails Write after that many items (the rest unacked).
 	failAfter int
 }
 
-func (k *keeper) Open(context.Context) (engine.TargetInfo, error) {
-	return engine.TargetInfo{Kind: "memory", Name: "keeper"}, nil
+func (k *keeper) Open(context.Context) (contract.TargetInfo, error) {
+	return contract.TargetInfo{Kind: "memory", Name: "keeper"}, nil
 }
 
-func (k *keeper) Write(ctx context.Context, items <-chan load.Item) (load.Stats, error) {
-	var st load.Stats
-	st.Entities = map[string]load.EntityStats{}
+func (k *keeper) Write(ctx context.Context, items <-chan contract.Item) (contract.Stats, error) {
+	var st contract.Stats
+	st.Entities = map[string]contract.EntityStats{}
 	n := 0
 	for it := range items {
 		if k.failAfter > 0 && n >= k.failAfter {
@@ -88,9 +89,10 @@ func (k *keeper) Write(ctx context.Context, items <-chan load.Item) (load.Stats,
 		c, _ := diff.Canonical(it.Attrs)
 		k.mu.Lock()
 		if k.items == nil {
-			k.items = map[string]string{}
+			k.items, k.attrs = map[string]string{}, map[string]map[string]types.AttributeValue{}
 		}
-		k.items[key(it.Attrs)] = string(c)
+		k.items[exportKey(it.Attrs)] = string(c)
+		k.attrs[exportKey(it.Attrs)] = it.Attrs
 		k.mu.Unlock()
 		it.Ack()
 		st.Total.Written++
@@ -98,7 +100,7 @@ func (k *keeper) Write(ctx context.Context, items <-chan load.Item) (load.Stats,
 	return st, nil
 }
 
-func key(a map[string]types.AttributeValue) string {
+func exportKey(a map[string]types.AttributeValue) string {
 	return a["PK"].(*types.AttributeValueMemberS).Value + "|" + a["SK"].(*types.AttributeValueMemberS).Value
 }
 
@@ -111,20 +113,48 @@ func (k *keeper) sorted() []string {
 	return out
 }
 
-func exportTo(t *testing.T, pg string, m *mapping.Mapping, dir string, mod func(*Config)) (*Result, error) {
+// exported is an export's result with its manifest (nil until complete).
+type exported struct {
+	*engine.ExportResult
+	Manifest *export.Manifest
+}
+
+func exportTo(t *testing.T, pg string, m *mapping.Mapping, dir string, mod func(*engine.ExportConfig)) (*exported, error) {
 	t.Helper()
-	st, err := NewStore(Where{Dir: dir}, nil, UploadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{
-		Run:    engine.RunConfig{Mapping: m, Postgres: pg, StateFile: filepath.Join(dir, "..", filepath.Base(dir)+".state.json")},
-		Target: TargetConfig{Store: st, FileSize: 16 << 10},
+	cfg := engine.ExportConfig{
+		Run:      engine.RunConfig{Mapping: m, Postgres: pg, StateFile: filepath.Join(dir, "..", filepath.Base(dir)+".state.json")},
+		To:       dir,
+		FileSize: 16 << 10,
 	}
 	if mod != nil {
 		mod(&cfg)
 	}
-	return Export(t.Context(), cfg)
+	res, err := engine.Export(t.Context(), cfg)
+	if res == nil {
+		return nil, err
+	}
+	out := &exported{ExportResult: res}
+	if res.Complete {
+		out.Manifest = openExport(t, dir).Manifest
+		if out.Manifest.ContentHash != res.ContentHash {
+			t.Errorf("the result says content hash %s, the manifest %s", res.ContentHash, out.Manifest.ContentHash)
+		}
+	}
+	return out, err
+}
+
+// openExport reads the export in dir.
+func openExport(t *testing.T, dir string) *export.Source {
+	t.Helper()
+	st, err := export.NewStore(export.Where{Dir: dir}, nil, export.UploadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := export.Open(t.Context(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
 
 // An export holds exactly the items a run writes, its manifest has
@@ -132,7 +162,7 @@ func exportTo(t *testing.T, pg string, m *mapping.Mapping, dir string, mod func(
 // items again.
 func TestExportEqualsRun(t *testing.T) {
 	t.Parallel()
-	pg, m := shop(t, "")
+	pg, m := exportShop(t, "")
 	var direct keeper
 	if _, err := engine.Run(t.Context(), engine.RunConfig{Mapping: m, Postgres: pg, Target: &direct, StateFile: filepath.Join(t.TempDir(), "s.json")}); err != nil {
 		t.Fatal(err)
@@ -150,12 +180,7 @@ func TestExportEqualsRun(t *testing.T) {
 		t.Errorf("run: %+v", res.Run.Total)
 	}
 	sums := map[string]*diff.Sum{}
-	for _, c := range direct.items {
-		var attrs map[string]types.AttributeValue
-		attrs, err := decodeLine([]byte(`{"Item":` + c + `}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, attrs := range direct.attrs {
 		e := attrs["type"].(*types.AttributeValueMemberS).Value
 		if sums[e] == nil {
 			sums[e] = &diff.Sum{}
@@ -169,10 +194,7 @@ func TestExportEqualsRun(t *testing.T) {
 		}
 	}
 
-	src, err := Open(t.Context(), Store{localStore{Where{Dir: dir}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := openExport(t, dir)
 	var loaded keeper
 	lr, err := engine.Run(t.Context(), engine.RunConfig{Mapping: m, Export: src, Target: &loaded, StateFile: filepath.Join(t.TempDir(), "load.json")})
 	if err != nil {
@@ -190,15 +212,12 @@ func TestExportEqualsRun(t *testing.T) {
 // share of the files (k/N) loads only its files.
 func TestLoadExportResumesAndShares(t *testing.T) {
 	t.Parallel()
-	pg, m := shop(t, "")
+	pg, m := exportShop(t, "")
 	dir := filepath.Join(t.TempDir(), "export")
 	if _, err := exportTo(t, pg, m, dir, nil); err != nil {
 		t.Fatal(err)
 	}
-	src, err := Open(t.Context(), Store{localStore{Where{Dir: dir}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := openExport(t, dir)
 	state := filepath.Join(t.TempDir(), "load.json")
 	cfg := engine.RunConfig{Mapping: m, Export: src, StateFile: state, Writer: load.Config{Concurrency: 1}}
 	k := &keeper{failAfter: 700}
@@ -261,7 +280,7 @@ func TestLoadExportResumesAndShares(t *testing.T) {
 		t.Errorf("resume with another share: %v", err)
 	}
 	// And another mapping is refused.
-	other, _ := mapping.Parse("other.yaml", []byte(shopMapping+"\n"))
+	other, _ := mapping.Parse("other.yaml", []byte(exportShopMapping+"\n"))
 	c = engine.RunConfig{Mapping: other, Export: src, Target: &keeper{}, StateFile: filepath.Join(t.TempDir(), "m.json")}
 	if _, err := engine.Run(t.Context(), c); !errors.Is(err, engine.ErrConfig) || !strings.Contains(err.Error(), "another mapping") {
 		t.Errorf("load with another mapping: %v", err)
@@ -273,11 +292,11 @@ func TestLoadExportResumesAndShares(t *testing.T) {
 // fixed it resumes into the same files.
 func TestExportBadRows(t *testing.T) {
 	t.Parallel()
-	pg, m := shop(t, `INSERT INTO customers VALUES (1000, 'bad', 'x#y'), (1001, 'long', repeat('e', 2100));
+	pg, m := exportShop(t, `INSERT INTO customers VALUES (1000, 'bad', 'x#y'), (1001, 'long', repeat('e', 2100));
 		INSERT INTO orders VALUES (5000, 1000, 1);`)
 	dir := filepath.Join(t.TempDir(), "export")
 	rejects := filepath.Join(t.TempDir(), "rejects.jsonl")
-	res, err := exportTo(t, pg, m, dir, func(c *Config) {
+	res, err := exportTo(t, pg, m, dir, func(c *engine.ExportConfig) {
 		c.Run.OnError, c.Run.RejectFile, c.Run.MaxRejects = engine.OnErrorReject, rejects, -1
 	})
 	if err != nil {
@@ -314,7 +333,7 @@ func TestExportBadRows(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), `UPDATE customers SET email = NULL WHERE id IN (1000, 1001)`); err != nil {
 		t.Fatal(err)
 	}
-	res, err = exportTo(t, pg, m, dir2, func(c *Config) { c.Run.Resume = true })
+	res, err = exportTo(t, pg, m, dir2, func(c *engine.ExportConfig) { c.Run.Resume = true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,36 +345,21 @@ func TestExportBadRows(t *testing.T) {
 	}
 }
 
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out
-}
-
 // A crash after the last checkpoint of a complete export, before its
 // manifest: resuming writes the manifest from the committed files.
 func TestResumeWritesAMissingManifest(t *testing.T) {
 	t.Parallel()
-	pg, m := shop(t, "")
+	pg, m := exportShop(t, "")
 	dir := filepath.Join(t.TempDir(), "export")
 	res, err := exportTo(t, pg, m, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resume := func(c *Config) { c.Run.Resume = true }
+	resume := func(c *engine.ExportConfig) { c.Run.Resume = true }
 	if _, err := exportTo(t, pg, m, dir, resume); !errors.Is(err, engine.ErrNothingToResume) {
 		t.Fatalf("resume of a complete export: %v", err)
 	}
-	if err := os.Remove(filepath.Join(dir, manifestName)); err != nil {
+	if err := os.Remove(filepath.Join(dir, "manifest.json")); err != nil {
 		t.Fatal(err)
 	}
 	again, err := exportTo(t, pg, m, dir, resume)
@@ -366,7 +370,5 @@ func TestResumeWritesAMissingManifest(t *testing.T) {
 		again.Manifest.Rows != res.Manifest.Rows || len(again.Manifest.Files) != len(res.Manifest.Files) {
 		t.Errorf("recovered manifest %+v, the original %+v", again.Manifest, res.Manifest)
 	}
-	if _, err := Open(t.Context(), Store{localStore{Where{Dir: dir}}}); err != nil {
-		t.Errorf("the recovered export does not open: %v", err)
-	}
+	openExport(t, dir) // the recovered export opens
 }

@@ -1,4 +1,4 @@
-package diff
+package ddbvalue
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func Equal(a, b types.AttributeValue) bool {
 		return ok && x.Value == y.Value
 	case *types.AttributeValueMemberN:
 		y, ok := b.(*types.AttributeValueMemberN)
-		return ok && (x.Value == y.Value || canonicalNumber(x.Value) == canonicalNumber(y.Value))
+		return ok && (x.Value == y.Value || CanonicalNumber(x.Value) == CanonicalNumber(y.Value))
 	case *types.AttributeValueMemberB:
 		y, ok := b.(*types.AttributeValueMemberB)
 		return ok && bytes.Equal(x.Value, y.Value)
@@ -34,7 +34,7 @@ func Equal(a, b types.AttributeValue) bool {
 		return ok && sameSet(x.Value, y.Value, nil)
 	case *types.AttributeValueMemberNS:
 		y, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(x.Value, y.Value, canonicalNumber)
+		return ok && sameSet(x.Value, y.Value, CanonicalNumber)
 	case *types.AttributeValueMemberBS:
 		y, ok := b.(*types.AttributeValueMemberBS)
 		return ok && sameSet(bytesToStrings(x.Value), bytesToStrings(y.Value), nil)

@@ -1,4 +1,4 @@
-package load
+package ddbvalue
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// jsonStringReference is appendJSONString one byte at a time: the SDK's
+// jsonStringReference is AppendString one byte at a time: the SDK's
 // escaping rules, plainly.
 func jsonStringReference(s string) string {
 	out := []byte{'"'}
@@ -52,12 +52,28 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := string(appendJSONString(nil, s))
+		got := string(AppendString(nil, s))
 		if want := jsonStringReference(s); got != want {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 		if !json.Valid([]byte(got)) {
-			t.Fatalf("appendJSONString(%q) = %s: not JSON", s, got)
+			t.Fatalf("AppendString(%q) = %s: not JSON", s, got)
+		}
+	})
+}
+
+// The canonical form's strings are encoding/json's, byte for byte.
+func FuzzAppendStdString(f *testing.F) {
+	for _, s := range []string{"", "a", "<a&b>", "abcdefgh<", "\b\f\x7f", "\xff\xfe", "\u2028x\u2029", "abcdefgh\"", "ünï ✓ 李"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendStdString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendStdString(%q) = %s, encoding/json %s", s, got, want)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package transform
+package ddbvalue
 
 import "testing"
 
@@ -13,9 +13,12 @@ func FuzzNumber(f *testing.F) {
 		if !ok {
 			return
 		}
-		want, err := number(s)
-		if err != nil || fast != want {
-			t.Fatalf("plainNumber(%q) = %q, Number's general path gives %q, %v", s, fast, want, err)
+		d, text, err := parseDecimal(s)
+		if err == nil {
+			err = d.check(text)
+		}
+		if want := d.String(); err != nil || fast != want {
+			t.Fatalf("plainNumber(%q) = %q, Number's general path gives %q, %v", s, fast, d.String(), err)
 		}
 	})
 }
