@@ -37,14 +37,20 @@ func checkPatternSQL(ctx context.Context, conn *pgx.Conn, m *mapping.Mapping) (m
 	}
 	var ds mapping.Diagnostics
 	for _, ap := range m.AccessPatterns {
-		for _, q := range []struct {
+		type query struct {
 			what, sql string
 			at        func(int) mapping.Pos
 			pos       mapping.Pos
-		}{
-			{"params", ap.ParamsSQL, ap.ParamsSQLOffsetPos, ap.ParamsSQLOffsetPos(0)},
-			{"sql", ap.SQL, ap.SQLOffsetPos, ap.SQLPos},
-		} {
+		}
+		queries := []query{{"params", ap.ParamsSQL, ap.ParamsSQLOffsetPos, ap.ParamsSQLOffsetPos(0)}}
+		for _, q := range ap.Queries() {
+			what := "sql"
+			if q.Entity != "" {
+				what = "sql of " + q.Entity
+			}
+			queries = append(queries, query{what, q.SQL, q.SQLOffsetPos, q.SQLPos})
+		}
+		for _, q := range queries {
 			if strings.TrimSpace(q.sql) == "" {
 				continue
 			}

@@ -257,10 +257,18 @@ func (b *planBuilder) visit(pr diff.Pair) error {
 
 // finish copies the accumulators into the report.
 func (b *planBuilder) finish(src *source) {
+	est := b.est.Estimate()
+	for _, ee := range est.Entities {
+		if ep := b.entities[ee.Entity]; ep != nil {
+			ep.PartitionKeys, ep.PartitionKeysMethod = ee.PartitionKeys, "exact"
+			if !ee.ExactKeys {
+				ep.PartitionKeysMethod = "hyperloglog"
+			}
+		}
+	}
 	for i := range b.p.Entities {
 		b.p.Entities[i] = *b.entities[b.p.Entities[i].Entity]
 	}
-	est := b.est.Estimate()
 	c := &b.p.Capacity
 	c.Items = est.Items
 	c.Bytes = est.Bytes

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/pgdynamo/migrate/internal/ddbvalue"
+	"github.com/pgdynamo/migrate/internal/fanout"
 	"github.com/pgdynamo/migrate/internal/tableread"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -195,35 +194,17 @@ func toList(items []map[string]types.AttributeValue) []types.AttributeValue {
 }
 
 // queryMerged queries every partition of q.PKs and merges the items by sort
-// key (in q.Desc order), then applies q.Limit.
+// key (in q.Desc order), then applies q.Limit: the fan-out prove runs too.
 func queryMerged(ctx context.Context, client Querier, q QueryInput) ([]map[string]types.AttributeValue, error) {
 	_, skName, err := describeKeys(ctx, client, q.Table, q.Index)
 	if err != nil {
 		return nil, err
 	}
-	var all []map[string]types.AttributeValue
-	for _, pk := range q.PKs {
+	return fanout.Run(ctx, len(q.PKs), func(ctx context.Context, i int) ([]map[string]types.AttributeValue, error) {
 		one := q
-		one.PK, one.PKs = pk, nil
-		items, err := Query(ctx, client, one)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, items...)
-	}
-	// Each partition came sorted; a stable sort of the concatenation is
-	// the merge, with the partitions' own order kept among equal keys.
-	slices.SortStableFunc(all, func(a, b map[string]types.AttributeValue) int {
-		c := ddbvalue.CompareKeys(a[skName], b[skName])
-		if q.Desc {
-			return -c
-		}
-		return c
-	})
-	if q.Limit > 0 && int32(len(all)) > q.Limit {
-		all = all[:q.Limit]
-	}
-	return all, nil
+		one.PK, one.PKs = q.PKs[i], nil
+		return Query(ctx, client, one)
+	}, skName, q.Desc, int(q.Limit))
 }
 
 // ShardKeys expands the partition key value pk of a sharded index into

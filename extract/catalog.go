@@ -48,7 +48,25 @@ WHERE con.contype IN ('p', 'u') AND n.nspname = ANY($1)
 GROUP BY n.nspname, c.relname, con.oid, con.contype
 ORDER BY n.nspname, c.relname, con.contype, con.oid`
 
-// ReadCatalog reads tables, columns and unique keys of the given schemas.
+// uniqueIndexSQL lists unique indexes over plain columns (an expression
+// index says nothing about a column's values), key columns only, with a
+// partial index's predicate as Postgres prints it.
+const uniqueIndexSQL = `
+SELECT n.nspname, c.relname, ic.relname,
+       (SELECT array_agg(a.attname::text ORDER BY k.ord)
+          FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+         WHERE k.ord <= i.indnkeyatts),
+       coalesce(pg_get_expr(i.indpred, i.indrelid), '')
+FROM pg_index i
+JOIN pg_class c ON c.oid = i.indrelid
+JOIN pg_class ic ON ic.oid = i.indexrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE i.indisunique AND i.indisvalid AND i.indexprs IS NULL AND n.nspname = ANY($1)
+ORDER BY n.nspname, c.relname, ic.relname`
+
+// ReadCatalog reads tables, columns, unique keys and unique indexes of the
+// given schemas.
 func ReadCatalog(ctx context.Context, q querier, schemas []string) (*Catalog, error) {
 	cat := &Catalog{Tables: map[string]*mapping.Table{}}
 	rows, err := q.Query(ctx, columnsSQL, schemas)
@@ -86,11 +104,11 @@ func ReadCatalog(ctx context.Context, q querier, schemas []string) (*Catalog, er
 	if err != nil {
 		return nil, fmt.Errorf("read catalog constraints: %w", err)
 	}
-	defer rows.Close()
 	for rows.Next() {
 		var schema, table, kind string
 		var cols []string
 		if err := rows.Scan(&schema, &table, &kind, &cols); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("read catalog constraints: %w", err)
 		}
 		t := cat.Tables[schema+"."+table]
@@ -104,7 +122,28 @@ func ReadCatalog(ctx context.Context, q querier, schemas []string) (*Catalog, er
 			t.Unique = append(t.Unique, cols)
 		}
 	}
-	return cat, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read catalog constraints: %w", err)
+	}
+	rows, err = q.Query(ctx, uniqueIndexSQL, schemas)
+	if err != nil {
+		return nil, fmt.Errorf("read catalog indexes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var schema, table string
+		var ix mapping.UniqueIndex
+		if err := rows.Scan(&schema, &table, &ix.Name, &ix.Columns, &ix.Predicate); err != nil {
+			return nil, fmt.Errorf("read catalog indexes: %w", err)
+		}
+		if t := cat.Tables[schema+"."+table]; t != nil {
+			t.UniqueIndexes = append(t.UniqueIndexes, ix)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read catalog indexes: %w", err)
+	}
+	return cat, nil
 }
 
 func firstByte(s string) byte {

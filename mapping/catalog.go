@@ -20,6 +20,19 @@ type Table struct {
 	// other unique constraint, as column-name lists.
 	Unique     [][]string
 	PrimaryKey []string
+	// UniqueIndexes lists the unique indexes over plain columns, partial
+	// ones with their predicate: they prove a singleton entity (a key
+	// without the primary key, one row per parent under a where filter).
+	UniqueIndexes []UniqueIndex
+}
+
+// UniqueIndex is a unique index over plain columns (no expressions).
+type UniqueIndex struct {
+	Name    string
+	Columns []string // key columns, INCLUDE columns left out
+	// Predicate is a partial index's WHERE as Postgres prints it
+	// (pg_get_expr); "" for a full index.
+	Predicate string
 }
 
 // Column is one column of a source table.

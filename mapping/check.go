@@ -71,7 +71,11 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 	} else if e.PK != nil && (m.SortKey == "" || e.SK != nil) {
 		used := map[string]bool{}
 		known := true
+		var cols []string
 		for _, c := range append(e.PK.OwnColumns(), skColumns(e)...) {
+			if !used[c] {
+				cols = append(cols, c)
+			}
 			used[c] = true
 			// A column the table lacks is reported where the template
 			// names it; that the key then misses the primary key is no
@@ -79,8 +83,10 @@ func checkEntity(r *reporter, m *Mapping, e *Entity, cat *Catalog) {
 			known = known && t.Column(c) != nil
 		}
 		if known && !coversUnique(t, used) {
-			r.errorf(e.Pos, "the key of %s does not include the primary key (%s) or another unique key of %s.%s, so two rows could produce the same item",
-				e.Name, strings.Join(t.OrderKey(), ", "), t.Schema, t.Name)
+			if ix, hint := singletonIndex(t, e, used, cols); ix == nil {
+				r.errorf(e.Pos, "the key of %s does not include the primary key (%s) or another unique key of %s.%s, so two rows could produce the same item: %s",
+					e.Name, strings.Join(t.OrderKey(), ", "), t.Schema, t.Name, hint)
+			}
 		}
 	}
 }

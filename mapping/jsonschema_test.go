@@ -248,6 +248,11 @@ func TestSchemaRejectsWhatTheParserRejects(t *testing.T) {
 		{"query field misspelled", "direction: desc", "order: desc", "additional properties 'order' not allowed"},
 		{"ordered as a word", "ordered: false", "ordered: no", "/accessPatterns/recent/ordered"},
 		{"empty sql", "    sql: SELECT name FROM customers WHERE customer_id = @id\n  recent:", "    sql: \" \"\n  recent:", "/accessPatterns/customer/sql"},
+		{"bucket of no values", "direction: desc, limit: 3 }", "direction: desc, limit: 3, buckets: { y: [] } }", "/accessPatterns/recent/query/buckets/y"},
+		{"bucket range without to", "direction: desc, limit: 3 }", "direction: desc, limit: 3, buckets: { y: { from: 2024 } } }", "/accessPatterns/recent/query/buckets/y"},
+		{"bucket named shard", "direction: desc, limit: 3 }", "direction: desc, limit: 3, buckets: { shard: [1] } }", "invalid propertyName 'shard'"},
+		{"collection of no entity", "    sql: SELECT name FROM customers WHERE customer_id = @id\n  recent:", "    sql: {}\n  recent:", "/accessPatterns/customer/sql"},
+		{"collection query not a string", "    sql: SELECT name FROM customers WHERE customer_id = @id\n  recent:", "    sql: { Customer: [SELECT 1] }\n  recent:", "/accessPatterns/customer/sql"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -297,6 +302,9 @@ func TestSchemaAcceptsWhatTheParserAccepts(t *testing.T) {
 		{"query on the table", "index: LSI1, ", ""},
 		{"direction asc", "direction: desc", "direction: asc"},
 		{"ordered: true", "ordered: false", "ordered: true"},
+		{"buckets: a list and a range", `index: LSI1, pk: "CUSTOMER#{id}", `, `index: LSI1, pk: "CUSTOMER#{id}#{r}#{y}", buckets: { r: [EU, 2], y: { from: 2024, to: 2025 } }, `},
+		{"item collection: sql per entity", "direction: desc, limit: 3 }\n    ordered: false\n    sql: SELECT name FROM customers WHERE customer_id = @id\n",
+			"direction: desc }\n    sql:\n      Customer: SELECT name FROM customers WHERE customer_id = @id\n      Order: |\n        SELECT 1\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -125,7 +125,7 @@ func TestDiagnostics(t *testing.T) {
 		{"conversion does not fit", header + "  C:\n    from: customers\n    key: { pk: \"C#{customer_id}\", sk: S }\n    attributes: { n: { column: name, as: epoch_seconds } }\n", true,
 			[]string{`m.yaml:9:19: C attribute "n": as: epoch_seconds does not apply to a column of type text`}},
 		{"key does not identify row", header + "  O: { from: orders, key: { pk: \"C#{customer_id}\", sk: ORDER } }\n", true,
-			[]string{`m.yaml:6:3: the key of O does not include the primary key (order_id) or another unique key of public.orders, so two rows could produce the same item`}},
+			[]string{`m.yaml:6:3: the key of O does not include the primary key (order_id) or another unique key of public.orders, so two rows could produce the same item: a unique constraint or unique index over (customer_id), or a partial unique index over them whose predicate the where filter implies, would make it one row per key`}},
 		{"no primary key", header + "  L: { from: log, key: { pk: \"L#{msg}\", sk: X } }\n", true,
 			[]string{`m.yaml:6:14: table public.log has no primary key or NOT NULL unique key: rows cannot be read in a stable order or resumed`}},
 		{"nullable unique key only", header + "  T: { from: tags, key: { pk: \"T#{tag}\", sk: X } }\n", true,

@@ -37,6 +37,7 @@ type AccessPattern struct {
 	Unordered bool
 
 	// SQL is the same question against the source, with @name parameters.
+	// An item-collection pattern has Collection instead.
 	SQL    string
 	SQLPos Pos
 	// SQLTextPos is where the SQL's first character is.
@@ -46,8 +47,34 @@ type AccessPattern struct {
 	// in the file, for errors the database reports at an offset.
 	sqlText, paramsText sqlText
 
+	// Collection makes the pattern an item collection: one Query returns
+	// items of several entities under one partition key (a customer with
+	// its orders and addresses), and each entity's items are compared
+	// with its own SQL query, in the order declared.
+	Collection []*EntityQuery
+
+	// Buckets are declared sets a Query fans out over: one partition per
+	// combination of their values ({year} in its pk), merged in sort key
+	// order, the limit applying to the merged items.
+	Buckets []*Bucket
+
 	Pos, IndexPos Pos
 }
+
+// EntityQuery is the SQL side of one entity of an item-collection pattern.
+type EntityQuery struct {
+	Entity string
+	Pos    Pos // the entity's name
+	SQL    string
+	SQLPos Pos
+	// SQLTextPos is where the SQL's first character is.
+	SQLTextPos Pos
+	sqlBlock   bool
+	sqlText    sqlText
+}
+
+// SQLOffsetPos is the position in the file of byte offset off of SQL.
+func (q *EntityQuery) SQLOffsetPos(off int) Pos { return q.sqlText.at(q.SQL, off) }
 
 // Param is one named parameter drawn from a source column.
 type Param struct {
@@ -109,6 +136,10 @@ func (p *parser) parseAccessPatterns(n *yaml.Node, m *Mapping) {
 				ap.Op = OpQuery
 				p.parseQuery(v, m, ap)
 			case "sql":
+				if v.Kind == yaml.MappingNode {
+					p.parseCollection(v, ap)
+					return
+				}
 				ap.SQL, _ = p.name(v, "sql")
 				ap.SQLPos, ap.SQLTextPos = pos(v), offsetPos(v, 0)
 				ap.sqlBlock = v.Style == yaml.LiteralStyle || v.Style == yaml.FoldedStyle
@@ -131,8 +162,34 @@ func (p *parser) parseAccessPatterns(n *yaml.Node, m *Mapping) {
 		case !have["get"] && !have["query"]:
 			p.r.errorf(pos(v), "%s needs get: { pk, sk } or query: { pk, ... }: the operation that answers it (never a Scan)", what)
 		}
+		if len(ap.Collection) > 0 {
+			switch {
+			case ap.Op == OpGetItem:
+				p.r.errorf(ap.Collection[0].Pos, "%s: sql per entity makes an item collection, which a query reads (GetItem returns one item)", what)
+			case ap.Limit > 0:
+				p.r.errorf(ap.Collection[0].Pos, "%s: sql per entity cannot take limit: the limit cuts the collection's items in sort key order, which no entity's query alone can follow", what)
+			}
+		}
 		p.checkPatternParams(ap)
+		p.checkBuckets(ap)
 		m.AccessPatterns = append(m.AccessPatterns, ap)
+	})
+}
+
+// parseCollection reads sql: { Entity: "SELECT ...", ... }, an
+// item-collection pattern's SQL side.
+func (p *parser) parseCollection(n *yaml.Node, ap *AccessPattern) {
+	if len(n.Content) == 0 {
+		p.r.errorf(pos(n), "access pattern %s: sql is empty: write a query, or one query per entity of an item collection", ap.Name)
+		return
+	}
+	p.fields(n, "sql", nil, func(name string, k, v *yaml.Node) {
+		q := &EntityQuery{Entity: name, Pos: pos(k)}
+		q.SQL, _ = p.name(v, "sql of "+name)
+		q.SQLPos, q.SQLTextPos = pos(v), offsetPos(v, 0)
+		q.sqlBlock = v.Style == yaml.LiteralStyle || v.Style == yaml.FoldedStyle
+		q.sqlText = p.sqlText(v)
+		ap.Collection = append(ap.Collection, q)
 	})
 }
 
@@ -199,7 +256,7 @@ func (p *parser) parseGet(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 func (p *parser) parseQuery(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 	have := map[string]bool{}
 	var skNode *yaml.Node
-	p.fields(v, "query", []string{"index", "pk", "sk", "direction", "limit"}, func(key string, k, v *yaml.Node) {
+	p.fields(v, "query", []string{"index", "pk", "sk", "direction", "limit", "buckets"}, func(key string, k, v *yaml.Node) {
 		have[key] = true
 		switch key {
 		case "index":
@@ -227,6 +284,8 @@ func (p *parser) parseQuery(v *yaml.Node, m *Mapping, ap *AccessPattern) {
 			if n, ok := p.positiveInt(v, "limit", 1<<30); ok {
 				ap.Limit = int(n)
 			}
+		case "buckets":
+			p.parseBuckets(v, ap)
 		}
 	})
 	if v.Kind != yaml.MappingNode {
@@ -319,6 +378,10 @@ func (ap *AccessPattern) Sharded() bool {
 	return false
 }
 
+// FansOut reports whether one parameter set reads several partitions:
+// the shards of a sharded index, or the combinations of declared buckets.
+func (ap *AccessPattern) FansOut() bool { return ap.Sharded() || len(ap.Buckets) > 0 }
+
 // ParamNames lists the declared parameter names (nil for ParamsSQL).
 func (ap *AccessPattern) ParamNames() []string {
 	var out []string
@@ -347,32 +410,62 @@ func (p *parser) checkPatternParams(ap *AccessPattern) {
 				}
 				continue
 			}
+			if ap.bucket(part.Column) != nil {
+				if i != 0 {
+					p.r.errorf(at, "access pattern %s: {%s} is a bucket: it belongs in the pk, where it picks the partitions the query fans out over", ap.Name, part.Column)
+				}
+				continue
+			}
 			if byColumn && !contains(declared, part.Column) {
 				p.r.errorf(at, "access pattern %s: {%s} is not a parameter: declare it under params%s", ap.Name, part.Column, suggest(part.Column, declared))
 			}
 		}
 	}
-	if !byColumn || ap.SQL == "" {
+	if !byColumn {
 		return
 	}
-	for _, use := range sqlParams(ap.SQL) {
-		if !contains(declared, use.name) {
-			at := Pos{ap.SQLTextPos.Line, ap.SQLTextPos.Col + use.offset}
-			if ap.sqlBlock || strings.Contains(ap.SQL[:use.offset], "\n") {
-				at = ap.SQLPos // inside a block scalar: the scalar's position
+	for _, q := range ap.Queries() {
+		for _, use := range sqlParams(q.SQL) {
+			if !contains(declared, use.name) {
+				at := Pos{q.SQLTextPos.Line, q.SQLTextPos.Col + use.offset}
+				if q.sqlBlock || strings.Contains(q.SQL[:use.offset], "\n") {
+					at = q.SQLPos // inside a block scalar: the scalar's position
+				}
+				p.r.errorf(at, "access pattern %s: %s uses @%s, which is not a parameter%s", ap.Name, q.what(), use.name, suggest(use.name, declared))
 			}
-			p.r.errorf(at, "access pattern %s: sql uses @%s, which is not a parameter%s", ap.Name, use.name, suggest(use.name, declared))
 		}
 	}
+}
+
+// Queries lists the pattern's SQL side: its sql, or one query per entity
+// of an item collection (Entity set).
+func (ap *AccessPattern) Queries() []*EntityQuery {
+	if len(ap.Collection) > 0 {
+		return ap.Collection
+	}
+	if ap.SQL == "" {
+		return nil
+	}
+	return []*EntityQuery{{SQL: ap.SQL, SQLPos: ap.SQLPos, SQLTextPos: ap.SQLTextPos, sqlBlock: ap.sqlBlock, sqlText: ap.sqlText}}
+}
+
+// what names the query in messages: "sql", or "sql of Order".
+func (q *EntityQuery) what() string {
+	if q.Entity == "" {
+		return "sql"
+	}
+	return "sql of " + q.Entity
 }
 
 // SQLParams lists the @name parameters the pattern's SQL uses, each once,
 // in order of first use.
 func (ap *AccessPattern) SQLParams() []string {
 	var out []string
-	for _, u := range sqlParams(ap.SQL) {
-		if !contains(out, u.name) {
-			out = append(out, u.name)
+	for _, q := range ap.Queries() {
+		for _, u := range sqlParams(q.SQL) {
+			if !contains(out, u.name) {
+				out = append(out, u.name)
+			}
 		}
 	}
 	return out
@@ -431,6 +524,43 @@ func checkPatterns(r *reporter, m *Mapping, cat *Catalog) {
 			}
 		}
 		checkPatternKeys(r, m, ap)
+		checkCollection(r, m, ap)
+	}
+}
+
+// checkCollection checks an item-collection pattern: each query names an
+// entity that writes a partition key like the pattern's to the table or
+// index it queries, so that its items are in the collection.
+func checkCollection(r *reporter, m *Mapping, ap *AccessPattern) {
+	if len(ap.Collection) == 0 || ap.PK == nil || (ap.Index != "" && m.index(ap.Index) == nil) {
+		return
+	}
+	var names []string
+	for _, e := range m.Entities {
+		names = append(names, e.Name)
+	}
+	shapes := shapesOf(m, ap.Index)
+	for _, q := range ap.Collection {
+		if m.Entity(q.Entity) == nil {
+			r.errorf(q.Pos, "access pattern %s: sql of %s: no entity is named %q%s", ap.Name, q.Entity, q.Entity, suggest(q.Entity, names))
+			continue
+		}
+		var writes []string
+		shared := false
+		for _, s := range shapes {
+			if s.entity != q.Entity || s.pk == nil {
+				continue
+			}
+			writes = append(writes, strconv.Quote(s.pk.Raw))
+			shared = shared || templatesMatch(ap.PK, s.pk, m.Separator, false)
+		}
+		switch {
+		case shared:
+		case len(writes) == 0:
+			r.errorf(q.Pos, "access pattern %s: sql of %s: %s writes no item to %s, so the collection cannot hold it", ap.Name, q.Entity, q.Entity, targetName(ap.Index))
+		default:
+			r.errorf(q.Pos, "access pattern %s: sql of %s: %s does not share the partition key %q on %s (it writes %s)", ap.Name, q.Entity, q.Entity, ap.PK.Raw, targetName(ap.Index), strings.Join(writes, ", "))
+		}
 	}
 }
 

@@ -29,6 +29,8 @@ type queryOpts struct {
 	limit            int32
 	attributes       []string
 	output           string
+	pattern          string
+	params           []string
 	calls            callFlags
 }
 
@@ -46,6 +48,12 @@ table, its indexes and their shard counts: --index GSI2 --pk STATUS#OPEN on
 an index sharded as "STATUS#{status}#{shard}" queries every shard and merges
 the items by sort key. "count: auto" shard counts come from the state file of
 the run that computed them (--state, default .migrate/<table>.state.json).
+
+--pattern NAME runs an access pattern of the mapping instead, with its
+parameters as --param name=value: the pattern's key condition, direction and
+limit, on every shard of a sharded index and every partition of its buckets
+(buckets: { year: { from: 2024, to: 2025 } }), merged in sort key order as
+prove asks it.
 
 --output json prints plain JSON (numbers exact, binary in base64);
 --output dynamodb-json prints DynamoDB's typed JSON ({"S": ...}).`,
@@ -84,6 +92,8 @@ the run that computed them (--state, default .migrate/<table>.state.json).
 	f.Int32Var(&o.limit, "limit", 0, "at most this many items")
 	f.StringSliceVar(&o.attributes, "attributes", nil, "only these attributes (comma-separated)")
 	f.StringVar(&o.output, "output", "json", "json (plain values) or dynamodb-json (typed)")
+	f.StringVar(&o.pattern, "pattern", "", "run this access pattern of the mapping (with --param)")
+	f.StringArrayVar(&o.params, "param", nil, "a parameter of --pattern, name=value (repeatable)")
 	o.calls.register(f, true)
 	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
 	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
@@ -115,7 +125,12 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		}
 		o.table = cmp.Or(o.table, m.Table)
 	}
+	if o.pattern != "" {
+		return runPatternQuery(cmd, g, o, m)
+	}
 	switch {
+	case len(o.params) > 0:
+		return usagef("query: --param goes with --pattern")
 	case o.table == "" || o.pk == "":
 		return usagef("query: --pk is required, and --table (or a mapping that names the table)")
 	case o.skPrefix != "" && (o.skFrom != "" || o.skTo != ""):
@@ -151,6 +166,75 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		return err
 	}
 	items, err := engine.Query(ctx, client, q)
+	if err != nil {
+		return err
+	}
+	if err := printItems(g, o.output, items); err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
+	return nil
+}
+
+// runPatternQuery runs --pattern with its --param values.
+func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Mapping) error {
+	switch {
+	case m == nil:
+		return usagef("query: --pattern needs the mapping (argument, --mapping or $MIGRATE_MAPPING)")
+	case o.pk != "" || o.index != "" || o.skPrefix != "" || o.skFrom != "" || o.skTo != "" || o.desc || o.limit != 0:
+		return usagef("query: --pattern takes its key condition, index, direction and limit from the mapping: leave out --pk, --index, --sk-*, --desc and --limit")
+	case o.output != "json" && o.output != "dynamodb-json":
+		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
+	}
+	if err := o.calls.validate("query"); err != nil {
+		return err
+	}
+	in := engine.PatternQueryInput{Table: o.table, Mapping: m, Pattern: o.pattern, Params: map[string]string{},
+		Attributes: o.attributes, Consistent: o.consistent}
+	for _, p := range o.params {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || name == "" {
+			return usagef("query: --param %q: want name=value", p)
+		}
+		in.Params[name] = value
+	}
+	for _, ap := range m.AccessPatterns {
+		if ap.Name != o.pattern || !ap.Sharded() {
+			continue
+		}
+		// The shard count of the entity the pattern reads: declared, or
+		// as the run computed it.
+		for _, e := range m.Entities {
+			for _, ei := range e.Indexes {
+				if ei.Index != ap.Index || ei.Shard == nil || in.Shards > 0 {
+					continue
+				}
+				in.Shards = ei.Shard.Count
+				if in.Shards == 0 {
+					written, err := engine.WrittenShards("query", m, o.state, o.table)
+					if err != nil {
+						return err
+					}
+					if written != nil {
+						for _, c := range written.Counts {
+							if c.Entity == e.Name && c.Index == ap.Index {
+								in.Shards = c.Count
+							}
+						}
+					}
+					if in.Shards == 0 {
+						return usagef("query: %s %s has \"count: auto\" shards, and no state file (--state, default %s) has the count the run computed", e.Name, ap.Index, engine.StatePath(o.table))
+					}
+				}
+			}
+		}
+	}
+	ctx := cmd.Context()
+	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 1, g.logger))
+	if err != nil {
+		return err
+	}
+	items, err := engine.QueryPattern(ctx, client, in)
 	if err != nil {
 		return err
 	}

@@ -141,9 +141,11 @@ type Estimator struct {
 	totalWCU  int64
 	hist      [len(binEdges)]int64
 	entities  map[string]*EntityEstimate
-	order     []string
-	indexes   []*indexAcc
-	copies    []int64
+	// entityKeys counts each entity's partition key values.
+	entityKeys map[string]*distinct
+	order      []string
+	indexes    []*indexAcc
+	copies     []int64
 	// importBytes are the items' lines in an export (ImportLineBytes).
 	importBytes int64
 
@@ -161,7 +163,7 @@ type indexAcc struct {
 // New returns an Estimator.
 func New(cfg Config) *Estimator {
 	cfg = cfg.WithDefaults()
-	e := &Estimator{cfg: cfg, entities: map[string]*EntityEstimate{}, copies: make([]int64, len(cfg.Copies))}
+	e := &Estimator{cfg: cfg, entities: map[string]*EntityEstimate{}, entityKeys: map[string]*distinct{}, copies: make([]int64, len(cfg.Copies))}
 	for range cfg.Indexes {
 		e.indexes = append(e.indexes, &indexAcc{})
 	}
@@ -190,8 +192,10 @@ func (e *Estimator) Add(entity, key string, attrs map[string]types.AttributeValu
 	if es == nil {
 		es = &EntityEstimate{Entity: entity}
 		e.entities[entity] = es
+		e.entityKeys[entity] = &distinct{}
 		e.order = append(e.order, entity)
 	}
+	e.entityKeys[entity].add(keyText(attrs[e.cfg.PartitionKey]))
 	es.Items++
 	es.Bytes += int64(size)
 	es.MaxItemBytes = max(es.MaxItemBytes, size)
@@ -275,6 +279,11 @@ type EntityEstimate struct {
 	Items, Bytes int64
 	MaxItemBytes int
 	WriteUnits   int64
+	// PartitionKeys counts the partition key values of its items, exact
+	// (ExactKeys) up to ExactDistinctLimit values, else a HyperLogLog
+	// estimate, as for an index.
+	PartitionKeys int64
+	ExactKeys     bool
 }
 
 // IndexEstimate is one index's share: the items that carry its key
@@ -359,7 +368,9 @@ func (e *Estimator) Estimate() Estimate {
 		est.Histogram = append(est.Histogram, Bin{Min: binEdges[i], Max: hi, Items: e.hist[i]})
 	}
 	for _, name := range e.order {
-		est.Entities = append(est.Entities, *e.entities[name])
+		es := *e.entities[name]
+		es.PartitionKeys, es.ExactKeys = e.entityKeys[name].count()
+		est.Entities = append(est.Entities, es)
 	}
 	est.StorageBytes = e.bytes + e.items*load.IndexOverheadBytes
 	for i, ix := range e.cfg.Indexes {

@@ -17,6 +17,7 @@ func S(v string) types.AttributeValue { return &types.AttributeValueMemberS{Valu
 func TestEstimate(t *testing.T) {
 	t.Parallel()
 	e := New(Config{
+		PartitionKey:  "PK",
 		Indexes:       []load.Index{{Name: "GSI1", PartitionKey: "G1PK", SortKey: "G1SK"}, {Name: "GSI2", PartitionKey: "G2PK"}},
 		TopPartitions: 2,
 		WriteRate:     10,
@@ -71,7 +72,8 @@ func TestEstimate(t *testing.T) {
 	if len(est.Copies) != 1 || est.Copies[0].Items != 1 {
 		t.Errorf("copies %+v", est.Copies)
 	}
-	if got := fmt.Sprint(est.Entities); got != "[{Book 3 3128 2015 6} {Order 3 60 20 5}]" {
+	// Book's items are in partitions A and B, Order's all in C.
+	if got := fmt.Sprint(est.Entities); got != "[{Book 3 3128 2015 6 2 true} {Order 3 60 20 5 1 true}]" {
 		t.Errorf("entities %s", got)
 	}
 }

@@ -11,6 +11,7 @@ package mapdoc
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/pgdynamo/migrate/mapping"
@@ -22,6 +23,30 @@ type Options struct {
 	// index (as run prints them); without one, an auto count is documented
 	// by its inputs only.
 	ShardCounts map[[2]string]int
+	// Capacity, when set, is what a plan measured per entity: the docs
+	// show it next to the design (the caller reads the plan; this
+	// package only writes).
+	Capacity *Capacity
+}
+
+// Capacity is the load of each entity's items as a plan measured it.
+type Capacity struct {
+	// From says where the figures come from, e.g. "plan.json, made
+	// 2026-11-26 01:20 UTC".
+	From     string
+	Entities map[string]EntityCapacity
+}
+
+// EntityCapacity is one entity's figures.
+type EntityCapacity struct {
+	Items        int64
+	Bytes        int64 // all its items
+	MaxItemBytes int64
+	WriteUnits   int64 // table plus GSIs
+	// PartitionKeys is how many partition key values its items have;
+	// 0 when the plan does not say. Estimated marks a HyperLogLog count.
+	PartitionKeys int64
+	Estimated     bool
 }
 
 // Markdown writes the documentation of m.
@@ -29,6 +54,7 @@ func Markdown(w io.Writer, m *mapping.Mapping, opts Options) error {
 	d := &doc{m: m, opts: opts}
 	d.header()
 	d.entities()
+	d.capacity()
 	d.indexes()
 	d.shards()
 	d.patterns()
@@ -113,7 +139,13 @@ func (d *doc) entities() {
 		if e.Where != nil {
 			d.p(" where %s", code(e.Where.Raw))
 		}
-		d.p(".\n\n")
+		d.p(".")
+		if e.Where != nil && e.SK != nil && len(e.SK.Placeholders()) == 0 {
+			// A filtered entity at a fixed sort key is the singleton
+			// pattern: validate --pg has proven it one row per key.
+			d.p(" A singleton: at most one item per partition key, at the fixed sort key %s, read with one GetItem.", code(e.SK.Raw))
+		}
+		d.p("\n\n")
 		d.p("| key attribute | template | note |\n|---|---|---|\n")
 		d.p("| %s | %s | table partition key |\n", code(m.PartitionKey), code(rawOf(e.PK)))
 		if m.SortKey != "" {
@@ -360,6 +392,13 @@ func (d *doc) patterns() {
 		if ap.Index != "" {
 			op += " " + ap.Index
 		}
+		if len(ap.Collection) > 0 {
+			var names []string
+			for _, q := range ap.Collection {
+				names = append(names, q.Entity)
+			}
+			op += ", item collection of " + strings.Join(names, ", ")
+		}
 		cond := d.condition(ap)
 		var params []string
 		for _, prm := range ap.Params {
@@ -372,7 +411,17 @@ func (d *doc) patterns() {
 	}
 	d.p("\n")
 	for _, ap := range d.m.AccessPatterns {
-		d.p("<details><summary>%s: SQL</summary>\n\n```sql\n%s\n```\n\n</details>\n\n", ap.Name, strings.TrimSpace(ap.SQL))
+		if len(ap.Collection) == 0 {
+			d.p("<details><summary>%s: SQL</summary>\n\n```sql\n%s\n```\n\n</details>\n\n", ap.Name, strings.TrimSpace(ap.SQL))
+			continue
+		}
+		// An item collection is compared entity by entity, each with
+		// its own query.
+		d.p("<details><summary>%s: SQL per entity</summary>\n\n", ap.Name)
+		for _, q := range ap.Collection {
+			d.p("%s:\n\n```sql\n%s\n```\n\n", q.Entity, strings.TrimSpace(q.SQL))
+		}
+		d.p("</details>\n\n")
 	}
 }
 
@@ -403,8 +452,67 @@ func (d *doc) condition(ap *mapping.AccessPattern) string {
 	if ap.Sharded() {
 		extra = append(extra, "on every shard, merged")
 	}
+	if len(ap.Buckets) > 0 {
+		extra = append(extra, "one Query per bucket ("+cell(ap.BucketText())+"), merged")
+	}
 	if len(extra) > 0 {
 		s += "; " + strings.Join(extra, ", ")
 	}
 	return s
+}
+
+func (d *doc) capacity() {
+	c := d.opts.Capacity
+	if c == nil {
+		return
+	}
+	d.p("## Capacity\n\n")
+	d.p("Measured by `migrate plan` (%s): items per entity, their size, and the write units a full load takes (one per KB or part of one, in the table and in each global index the item is in).\n\n", cell(c.From))
+	d.p("| entity | items | average item | largest item | write units | partition keys |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, e := range d.m.Entities {
+		f, ok := c.Entities[e.Name]
+		if !ok {
+			d.p("| %s | not in the plan | | | | |\n", e.Name)
+			continue
+		}
+		avg := "0 B"
+		if f.Items > 0 {
+			avg = bytesText(float64(f.Bytes) / float64(f.Items))
+		}
+		keys := "not measured"
+		if f.PartitionKeys > 0 {
+			keys = thousands(f.PartitionKeys)
+			if f.Estimated {
+				keys = "about " + keys
+			}
+		}
+		d.p("| %s | %s | %s | %s | %s | %s |\n", e.Name, thousands(f.Items), avg, bytesText(float64(f.MaxItemBytes)), thousands(f.WriteUnits), keys)
+	}
+	d.p("\n")
+}
+
+// thousands writes n with commas: 1,234,567.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// bytesText writes a size in B, KB or MB (1 KB = 1,024 bytes, as
+// DynamoDB counts item sizes).
+func bytesText(b float64) string {
+	switch {
+	case b < 1024:
+		return fmt.Sprintf("%.0f B", b)
+	case b < 1024*1024:
+		return fmt.Sprintf("%.1f KB", b/1024)
+	}
+	return fmt.Sprintf("%.1f MB", b/(1024*1024))
 }

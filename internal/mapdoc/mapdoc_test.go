@@ -26,6 +26,15 @@ func TestMarkdown(t *testing.T) {
 		{"copy-into", "../../testdata/transform/copy_into_and_copied_keys/mapping.yaml", mapdoc.Options{}},
 		{"where", "../../testdata/transform/where_filters/mapping.yaml", mapdoc.Options{}},
 		{"aggregates", "../../testdata/aggregates/mapping.yaml", mapdoc.Options{}},
+		{"patterns", "../../testdata/patterns.yaml", mapdoc.Options{}},
+		{"patterns-capacity", "../../testdata/patterns.yaml", mapdoc.Options{Capacity: &mapdoc.Capacity{
+			From: "plan.json, made 2026-11-26 01:20 UTC",
+			Entities: map[string]mapdoc.EntityCapacity{
+				"Employee":   {Items: 20, Bytes: 1500, MaxItemBytes: 80, WriteUnits: 20},
+				"CurrentJob": {Items: 19, Bytes: 1900, MaxItemBytes: 104, WriteUnits: 19, PartitionKeys: 19},
+				"Sale":       {Items: 1234567, Bytes: 1234567 * 1800, MaxItemBytes: 2100, WriteUnits: 2469134, PartitionKeys: 81234, Estimated: true},
+			},
+		}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/pgdynamo/migrate/extract"
-	"github.com/pgdynamo/migrate/internal/ddbvalue"
+	"github.com/pgdynamo/migrate/internal/fanout"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
@@ -75,8 +73,13 @@ func (p *prover) request() string {
 	if ap.Limit > 0 {
 		fmt.Fprintf(&b, ", limit %d", ap.Limit)
 	}
-	if ap.Sharded() {
+	switch {
+	case ap.Sharded() && len(ap.Buckets) > 0:
+		fmt.Fprintf(&b, ", every shard of %s, merged", ap.BucketText())
+	case ap.Sharded():
 		fmt.Fprintf(&b, ", every shard, merged")
+	case len(ap.Buckets) > 0:
+		fmt.Fprintf(&b, ", %s, merged", ap.BucketText())
 	}
 	return b.String()
 }
@@ -88,8 +91,8 @@ type errSkip struct{ reason string }
 func (e errSkip) Error() string { return e.reason }
 
 // render builds a key attribute value from a pattern template.
-func render(t *mapping.Template, typ mapping.KeyType, sep string, set paramSet, shard int) (types.AttributeValue, error) {
-	av, present, col, err := transform.RenderKey(t, typ, sep, false, keyValues(t, set, shard))
+func render(t *mapping.Template, typ mapping.KeyType, sep string, set paramSet, at fanout.Point) (types.AttributeValue, error) {
+	av, present, col, err := transform.RenderKey(t, typ, sep, false, keyValues(t, set, at))
 	var np noParamError
 	switch {
 	case errors.As(err, &np):
@@ -107,13 +110,13 @@ func render(t *mapping.Template, typ mapping.KeyType, sep string, set paramSet, 
 func (p *prover) askDynamoDB(ctx context.Context, set paramSet) ([]map[string]types.AttributeValue, error) {
 	ap, k, sep := p.ap, p.keys(), p.cfg.Mapping.Separator
 	if ap.Op == mapping.OpGetItem {
-		pk, err := render(ap.PK, k.pkType, sep, set, 0)
+		pk, err := render(ap.PK, k.pkType, sep, set, fanout.Point{})
 		if err != nil {
 			return nil, err
 		}
 		key := map[string]types.AttributeValue{k.pk: pk}
 		if ap.SK != nil {
-			sk, err := render(ap.SK.Values[0], k.skType, sep, set, 0)
+			sk, err := render(ap.SK.Values[0], k.skType, sep, set, fanout.Point{})
 			if err != nil {
 				return nil, err
 			}
@@ -145,7 +148,7 @@ func (p *prover) askDynamoDB(ctx context.Context, set paramSet) ([]map[string]ty
 		in.ExpressionAttributeNames["#sk"] = k.sk
 		var vals []string
 		for i, t := range ap.SK.Values {
-			av, err := render(t, k.skType, sep, set, 0)
+			av, err := render(t, k.skType, sep, set, fanout.Point{})
 			if err != nil {
 				return nil, err
 			}
@@ -162,52 +165,23 @@ func (p *prover) askDynamoDB(ctx context.Context, set paramSet) ([]map[string]ty
 			*in.KeyConditionExpression += " AND #sk " + ap.SK.Op + " " + vals[0]
 		}
 	}
-	if !ap.Sharded() {
-		pk, err := render(ap.PK, k.pkType, sep, set, 0)
-		if err != nil {
-			return nil, err
-		}
-		return p.query(ctx, in, pk)
-	}
-	// Fan out: one Query per shard, in parallel, then merged in the
-	// order one unsharded Query would return.
-	if p.shards < 1 {
+	// Fan out: one Query per partition (shard, bucket), in parallel,
+	// then merged in the order one Query over them all would return.
+	if ap.Sharded() && p.shards < 1 {
 		return nil, errors.New("the shard count of " + ap.Index + " is unknown")
 	}
-	parts := make([][]map[string]types.AttributeValue, p.shards)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for n := range p.shards {
-		pk, err := render(ap.PK, k.pkType, sep, set, n)
+	points := fanout.Points(ap, p.shards)
+	pks := make([]types.AttributeValue, len(points))
+	for i, at := range points {
+		pk, err := render(ap.PK, k.pkType, sep, set, at)
 		if err != nil {
 			return nil, err
 		}
-		g.Go(func() error {
-			items, err := p.query(gctx, in, pk)
-			parts[n] = items
-			return err
-		})
+		pks[i] = pk
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	var merged []map[string]types.AttributeValue
-	for _, items := range parts {
-		merged = append(merged, items...)
-	}
-	if k.sk != "" {
-		slices.SortStableFunc(merged, func(a, b map[string]types.AttributeValue) int {
-			c := ddbvalue.CompareKeys(a[k.sk], b[k.sk])
-			if ap.Descending {
-				return -c
-			}
-			return c
-		})
-	}
-	if ap.Limit > 0 && len(merged) > ap.Limit {
-		merged = merged[:ap.Limit]
-	}
-	return merged, nil
+	return fanout.Run(ctx, len(pks), func(ctx context.Context, i int) ([]map[string]types.AttributeValue, error) {
+		return p.query(ctx, in, pks[i])
+	}, k.sk, ap.Descending, ap.Limit)
 }
 
 // query runs one Query with partition key pk, page after page, up to the
@@ -236,11 +210,11 @@ func (p *prover) query(ctx context.Context, tmpl *dynamodb.QueryInput, pk types.
 	}
 }
 
-// askSQL answers the pattern for one parameter set in SQL.
-func (p *prover) askSQL(ctx context.Context, set paramSet) ([]extract.ResultColumn, [][]any, error) {
+// askSQL answers one of the pattern's queries for one parameter set.
+func (p *prover) askSQL(ctx context.Context, sql string, set paramSet) ([]extract.ResultColumn, [][]any, error) {
 	var cols []extract.ResultColumn
 	var rows [][]any
-	err := extract.Each(ctx, p.db, p.ap.SQL, []any{set.namedArgs()}, func(rc []extract.ResultColumn, vals []any) error {
+	err := extract.Each(ctx, p.db, sql, []any{set.namedArgs()}, func(rc []extract.ResultColumn, vals []any) error {
 		cols = rc
 		rows = append(rows, vals)
 		return nil
@@ -295,12 +269,27 @@ func (p *prover) run(ctx context.Context) (PatternResult, error) {
 		case err != nil:
 			return pr, err
 		}
-		cols, rows, err := p.askSQL(ctx, set)
+		var msg string
+		var rows int
+		if len(ap.Collection) > 0 {
+			msg, rows, err = p.compareCollection(ctx, set, items, ordered)
+		} else {
+			var cols []extract.ResultColumn
+			var vals [][]any
+			cols, vals, err = p.askSQL(ctx, ap.SQL, set)
+			if err != nil {
+				err = fmt.Errorf("sql: %w", err)
+			}
+			rows = len(vals)
+			if err == nil {
+				msg = compareAnswers(items, cols, vals, ordered, p.keys())
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return pr, ctx.Err()
 			}
-			pr.Error = "sql: " + err.Error()
+			pr.Error = err.Error()
 			return pr, nil
 		}
 		pr.Tried++
@@ -308,8 +297,8 @@ func (p *prover) run(ctx context.Context) (PatternResult, error) {
 			pr.Missing++
 		}
 		pr.Items += int64(len(items))
-		pr.Rows += int64(len(rows))
-		if msg := compareAnswers(items, cols, rows, ordered, p.keys()); msg != "" {
+		pr.Rows += int64(rows)
+		if msg != "" {
 			pr.Mismatched++
 			if len(pr.Differences) < p.cfg.MaxDetails {
 				pr.Differences = append(pr.Differences, Difference{Params: set.report(), Message: msg})
@@ -319,4 +308,51 @@ func (p *prover) run(ctx context.Context) (PatternResult, error) {
 		pr.Matched++
 	}
 	return pr, nil
+}
+
+// compareCollection compares an item collection entity by entity: the
+// items of each entity (by the entity attribute, in the order DynamoDB
+// returned them) with the rows of that entity's query. An item of an
+// entity the pattern has no query for is a difference too. It returns the
+// first difference ("" for none) and how many rows the queries returned.
+func (p *prover) compareCollection(ctx context.Context, set paramSet, items []map[string]types.AttributeValue, ordered bool) (string, int, error) {
+	byEntity := map[string][]map[string]types.AttributeValue{}
+	attr := p.cfg.Mapping.EntityAttribute
+	for _, it := range items {
+		name := ""
+		if s, ok := it[attr].(*types.AttributeValueMemberS); ok {
+			name = s.Value
+		}
+		byEntity[name] = append(byEntity[name], it)
+	}
+	var msg string
+	rows := 0
+	for _, q := range p.ap.Collection {
+		cols, vals, err := p.askSQL(ctx, q.SQL, set)
+		if err != nil {
+			return "", rows, fmt.Errorf("sql of %s: %w", q.Entity, err)
+		}
+		rows += len(vals)
+		if d := compareAnswers(byEntity[q.Entity], cols, vals, ordered, p.keys()); d != "" && msg == "" {
+			msg = q.Entity + ": " + d
+		}
+		delete(byEntity, q.Entity)
+	}
+	if msg != "" {
+		return msg, rows, nil
+	}
+	for _, it := range items {
+		name := ""
+		if s, ok := it[attr].(*types.AttributeValueMemberS); ok {
+			name = s.Value
+		}
+		if extra := byEntity[name]; len(extra) > 0 {
+			if name == "" {
+				name = "no entity (no " + attr + " attribute)"
+			}
+			return fmt.Sprintf("DynamoDB returned %d items of %s, for which the pattern has no query; the first is %s",
+				len(extra), name, keyText(extra[0], p.keys())), rows, nil
+		}
+	}
+	return "", rows, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/fanout"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
@@ -408,11 +409,11 @@ func saturatingMul(a, b int64) int64 {
 // keyValues gives transform.RenderKey the values of a pattern template's
 // placeholders from a parameter set; shard is the shard number for
 // {shard}.
-func keyValues(t *mapping.Template, set paramSet, shard int) func(i int) (kv keyValue, err error) {
+func keyValues(t *mapping.Template, set paramSet, at fanout.Point) func(i int) (kv keyValue, err error) {
 	return func(i int) (keyValue, error) {
 		part := t.Parts[i]
-		if part.Column == mapping.ShardPlaceholder && len(part.Path) == 0 {
-			return keyValue{V: strconv.Itoa(shard), Kind: pgkind.Text}, nil
+		if kv, ok := at.Value(part); ok {
+			return kv, nil
 		}
 		v, typ, ok := set.value(part.Column)
 		if !ok {

@@ -137,6 +137,12 @@ type EntityPlan struct {
 	Bytes        int64  `json:"bytes"` // total size of the expected items
 	MaxItemBytes int64  `json:"maxItemBytes"`
 	WriteUnits   int64  `json:"writeUnits"` // table plus GSIs
+	// PartitionKeys counts the table partition key values of the expected
+	// items (their item collections): exact ("exact") up to 65,536 values,
+	// else a HyperLogLog estimate ("hyperloglog"). Absent in documents of
+	// versions that did not count them.
+	PartitionKeys       int64  `json:"partitionKeys,omitempty"`
+	PartitionKeysMethod string `json:"partitionKeysMethod,omitempty"`
 }
 
 // Key is an item's primary key as text: strings as themselves, numbers in
