@@ -98,7 +98,7 @@ func TestSyntheticDraft(t *testing.T) {
 	if d.Table != "shop" || d.Entities != 6 || d.Offers != 2 || len(d.Skipped) != 2 {
 		t.Errorf("summary: table %q, %d entities, %d offers, skipped %q", d.Table, d.Entities, d.Offers, d.Skipped)
 	}
-	golden := filepath.Join("..", "testdata", "init", "synthetic.yaml")
+	golden := filepath.Join("..", "..", "testdata", "init", "synthetic.yaml")
 	if *update {
 		if err := os.WriteFile(golden, d.YAML, 0o644); err != nil {
 			t.Fatal(err)
