@@ -179,9 +179,11 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	return cmd
 }
 
-// syncNames are the slot and publication a sync uses.
+// syncNames are the slot and publication a sync uses: the engine's
+// defaults for those not given.
 func syncNames(o syncOpts, table string) (slot, pub string) {
-	return cmp.Or(o.slot, replicate.DefaultName(table)), cmp.Or(o.publication, replicate.DefaultName(table))
+	c := engine.SyncConfig{Table: table, Slot: o.slot, Publication: o.publication}.WithDefaults()
+	return c.Slot, c.Publication
 }
 
 func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, onlyDrop bool) error {

@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -59,11 +57,10 @@ Exit codes: 0 the slot exists, 1 failed, 2 usage, 3 there is no slot.`,
 			if table == "" && (o.slot == "" || o.publication == "") {
 				return usagef("sync status: give the mapping (or --table), or both --slot and --publication")
 			}
-			slot := cmp.Or(o.slot, replicate.DefaultName(table))
-			pub := cmp.Or(o.publication, replicate.DefaultName(table))
+			slot, pub := syncNames(syncOpts{slot: o.slot, publication: o.publication}, table)
 			state := o.state
 			if state == "" && table != "" {
-				state = filepath.Join(engine.DefaultStateDir, table+".state.json")
+				state = engine.StatePath(table)
 			}
 			return runSyncStatus(cmd.Context(), g, o, slot, pub, state)
 		},
