@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/internal/replicate"
@@ -286,3 +288,38 @@ func TestTruncated(t *testing.T) {
 		t.Errorf("an unmapped table: %v %v", e, s)
 	}
 }
+
+// TestItemKey: two items get one key exactly when their key attributes
+// are equal in type and value, however the text falls between them.
+func TestItemKey(t *testing.T) {
+	t.Parallel()
+	m := &mapping.Mapping{PartitionKey: "PK", SortKey: "SK"}
+	item := func(pk, sk types.AttributeValue) transform.Item {
+		return transform.Item{Attrs: map[string]types.AttributeValue{"PK": pk, "SK": sk, "other": s("x")}}
+	}
+	keys := []transform.Item{
+		item(s("a"), s("bc")),
+		item(s("ab"), s("c")),
+		item(s("1"), s("x")),
+		item(&types.AttributeValueMemberN{Value: "1"}, s("x")),
+		item(&types.AttributeValueMemberB{Value: []byte("1")}, s("x")),
+		item(s("1:Sx"), s("")),
+		item(s(""), s("")),
+		item(s("a"), nil),
+	}
+	seen := map[string]int{}
+	for i, it := range keys {
+		k := itemKey(m, it)
+		if j, dup := seen[k]; dup {
+			t.Errorf("items %d and %d share the key %q", j, i, k)
+		}
+		seen[k] = i
+		again := item(it.Attrs["PK"], it.Attrs["SK"])
+		again.Attrs["other"] = s("y")
+		if k2 := itemKey(m, again); k2 != k {
+			t.Errorf("item %d: key %q, with another non-key attribute %q", i, k, k2)
+		}
+	}
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
