@@ -25,7 +25,7 @@ import (
 	"github.com/pgdynamo/migrate/migratetest"
 )
 
-// BenchmarkSyncPeer sets sync against the stream-to-DynamoDB program a
+// BenchmarkStreamPeer sets sync against the stream-to-DynamoDB program a
 // competent engineer writes by hand (peerDrain, below): pglogrepl in,
 // one item per row change, BatchWriteItem out. The workload has no
 // fan-out: one table, one entity, each row one item (peerSchema). Each
@@ -35,8 +35,8 @@ import (
 // B/A), into the in-process endpoint that accepts every batch. Reported:
 // each side's changes/s and the median of the rounds' ratios sync ÷ peer.
 //
-//	make bench BENCH=SyncPeer    # MIGRATE_BENCH_ROUNDS pairs (default 3)
-func BenchmarkSyncPeer(b *testing.B) {
+//	make bench BENCH=StreamPeer    # MIGRATE_BENCH_ROUNDS pairs (default 3)
+func BenchmarkStreamPeer(b *testing.B) {
 	ctx := b.Context()
 	null := httptest.NewServer(nullWithIndexes(nullDynamoDB(new(atomic.Int64))))
 	b.Cleanup(null.Close)
