@@ -209,8 +209,13 @@ func insertOrder(ctx context.Context, tx pgx.Tx, r *rand.Rand, w *worker) error 
 	}
 	var addr *int64
 	var a int64
-	if err := tx.QueryRow(ctx, "SELECT address_id FROM addresses WHERE customer_id = $1 ORDER BY address_id LIMIT 1", cust).Scan(&a); err == nil {
+	// No address is fine; any other failure (a deadlock with DDL) has
+	// aborted the transaction and must end it, to be judged by conflict.
+	switch err := tx.QueryRow(ctx, "SELECT address_id FROM addresses WHERE customer_id = $1 ORDER BY address_id LIMIT 1", cust).Scan(&a); {
+	case err == nil:
 		addr = &a
+	case !errors.Is(err, pgx.ErrNoRows):
+		return err
 	}
 	w.nextID++
 	id := w.nextID
