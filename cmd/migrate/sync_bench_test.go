@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/internal/workload"
 	"github.com/pgdynamo/migrate/load"
@@ -33,6 +34,7 @@ import (
 //   - Drain: the workload runs unthrottled for a while with no sync
 //     running, building a backlog in the slot; then sync --until-caught-up
 //     applies it. Reported: changes/s and items/s applied.
+//   - Fanout: see benchFanout.
 //   - Steady: sync runs while the workload commits a steady 50
 //     transactions/s (MIGRATE_BENCH_SYNC_RATE) for 30 s. Reported: the
 //     commit-to-acknowledged latency of each round (p50, p95, max, as
@@ -53,6 +55,129 @@ func BenchmarkSync(b *testing.B) {
 	for _, ep := range endpoints {
 		b.Run("Steady/"+ep.name, func(b *testing.B) { benchSteady(b, ep.url) })
 	}
+	for _, ep := range endpoints {
+		b.Run("Fanout/"+ep.name, func(b *testing.B) { benchFanout(b, ep.url) })
+	}
+}
+
+// confirmSampler records when each confirmed position was first reported.
+type confirmSampler struct {
+	engine.NopSyncObserver
+	mu      sync.Mutex
+	samples []confirmSample
+}
+
+type confirmSample struct {
+	at        time.Time
+	confirmed replicate.LSN
+}
+
+func (s *confirmSampler) Status(st engine.SyncStatus) {
+	s.mu.Lock()
+	s.samples = append(s.samples, confirmSample{time.Now(), st.Confirmed})
+	s.mu.Unlock()
+}
+
+// reached is when the confirmed position first reached lsn (zero: not yet).
+func (s *confirmSampler) reached(lsn replicate.LSN) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.samples {
+		if c.confirmed >= lsn {
+			return c.at
+		}
+	}
+	return time.Time{}
+}
+
+// benchFanout: while sync streams the workload at 50 transactions/s, an
+// author whose name 2,000 order lines (and the author's books) copy is
+// renamed, and a one-item change (a customer's email) is committed right
+// after it. Reported: the commit-to-confirmed time of each (sampled every
+// 100 ms), i.e. the lag spike of the fan-out and how long it held up the
+// change behind it, and the items the rename affected.
+func benchFanout(b *testing.B, endpoint string) {
+	pg, cfg := benchSync(b, endpoint)
+	ctx := b.Context()
+	conn, err := pgx.Connect(ctx, pg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// The author with the most order lines gets 2,000 of them: more lines
+	// of existing orders with their books (applied by the stream, before
+	// the measure).
+	var author, lines int64
+	if err := conn.QueryRow(ctx, `SELECT bk.author_id, count(*) FROM books bk JOIN order_items oi USING (book_id)
+		GROUP BY 1 ORDER BY 2 DESC LIMIT 1`).Scan(&author, &lines); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO order_items
+		SELECT o.order_id, bk.book_id, 1, bk.price FROM orders o CROSS JOIN books bk
+		WHERE bk.author_id = $1 AND NOT EXISTS (SELECT FROM order_items oi WHERE oi.order_id = o.order_id AND oi.book_id = bk.book_id)
+		LIMIT $2`, author, max(0, 2000-lines)); err != nil {
+		b.Fatal(err)
+	}
+	var spikes, behind []float64
+	var items int64
+	for b.Loop() {
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM books bk JOIN order_items oi USING (book_id) WHERE bk.author_id = $1`, author).Scan(&lines); err != nil {
+			b.Fatal(err)
+		}
+		sampler := &confirmSampler{}
+		cfg.UntilCaughtUp, cfg.Observer, cfg.StatusEvery = false, sampler, 100*time.Millisecond
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		var final *engine.SyncResult
+		go func() {
+			res, err := engine.Sync(sctx, cfg)
+			final = res
+			done <- err
+		}()
+		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		wdone := make(chan error, 1)
+		go func() {
+			_, err := workload.Run(wctx, pg, workload.Config{Workers: 3, Rate: 50, Seed: 9})
+			wdone <- err
+		}()
+		time.Sleep(5 * time.Second)
+		commit := func(sql string, args ...any) (time.Time, replicate.LSN) {
+			if _, err := conn.Exec(ctx, sql, args...); err != nil {
+				b.Fatal(err)
+			}
+			at := time.Now()
+			lsn, err := replicate.CommittedLSN(ctx, conn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return at, lsn
+		}
+		renamed, renameLSN := commit("UPDATE authors SET name = name || ' (renamed)' WHERE author_id = $1", author)
+		changed, changeLSN := commit("UPDATE customers SET email = 'fanout-' || customer_id || '@example.org' WHERE customer_id = (SELECT min(customer_id) FROM customers)")
+		deadline := time.Now().Add(time.Minute)
+		for sampler.reached(changeLSN).IsZero() && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if sampler.reached(changeLSN).IsZero() {
+			b.Fatal("the changes after the rename were not confirmed within a minute")
+		}
+		spike, after := sampler.reached(renameLSN).Sub(renamed).Seconds(), sampler.reached(changeLSN).Sub(changed).Seconds()
+		cancel()
+		if err := <-wdone; err != nil {
+			b.Fatal(err)
+		}
+		stop()
+		if err := <-done; err != nil && !errors.Is(err, engine.ErrInterrupted) {
+			b.Fatal(err)
+		}
+		spikes, behind = append(spikes, spike), append(behind, after)
+		items = max(items, final.Final.Fanout.Max)
+		b.Logf("author %d (%d order lines): rename confirmed %.2f s after its commit, the change after it %.2f s; most items by one change: %d (%s)",
+			author, lines, spike, after, final.Final.Fanout.Max, final.Final.Fanout.MaxChange)
+	}
+	b.ReportMetric(median(spikes), "rename-lag-s")
+	b.ReportMetric(median(behind), "next-change-lag-s")
+	b.ReportMetric(float64(items), "max-fanout-items")
 }
 
 // benchSync is a seeded bookstore and the config syncing it.
