@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/migratetest"
 )
@@ -103,11 +104,8 @@ func BenchmarkStreamPeer(b *testing.B) {
 			if _, err := conn.Exec(ctx, "CALL bench_churn($1)", txns); err != nil {
 				b.Fatal(err)
 			}
-			var lsnText string
-			if err := conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsnText); err != nil {
-				b.Fatal(err)
-			}
-			target, err := pglogrepl.ParseLSN(lsnText)
+			// Past every commit of the backlog (see CurrentLSN).
+			target, err := replicate.CurrentLSN(ctx, conn)
 			if err != nil {
 				b.Fatal(err)
 			}

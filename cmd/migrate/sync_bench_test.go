@@ -146,7 +146,7 @@ func benchFanout(b *testing.B, endpoint string) {
 				b.Fatal(err)
 			}
 			at := time.Now()
-			lsn, err := replicate.CommittedLSN(ctx, conn)
+			lsn, err := replicate.CurrentLSN(ctx, conn) // past this commit, flushed or not
 			if err != nil {
 				b.Fatal(err)
 			}
