@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/extract"
@@ -39,6 +40,9 @@ type applier struct {
 	start  time.Time
 
 	batch *affect.Batch
+	// added are the changes in the batch, to build it again for a round
+	// that is tried again (Resolve counts into its batch).
+	added []*replicate.Change
 	xids  []uint32  // transactions with changes in the batch
 	first time.Time // commit time of the batch's oldest transaction
 	inTxn bool
@@ -180,6 +184,9 @@ func (a *applier) handle(ctx context.Context, m replicate.Message) error {
 			a.tableChanges[m.Change.Rel.Table.String()]++
 		}
 		err := a.batch.Add(m.Change)
+		if err == nil {
+			a.added = append(a.added, m.Change)
+		}
 		var ie *affect.IdentityError
 		if errors.As(err, &ie) {
 			// The identity was changed after sync checked it: the WAL
@@ -229,7 +236,7 @@ func (a *applier) apply(ctx context.Context) error {
 	} else {
 		a.xids, a.first = a.xids[:0], time.Time{}
 	}
-	a.batch = a.ss.graph.NewBatch()
+	a.batch, a.added = a.ss.graph.NewBatch(), a.added[:0]
 	if a.pending > a.confirmed {
 		a.confirmed = a.pending
 		a.stream.Confirm(a.confirmed)
@@ -241,10 +248,22 @@ func (a *applier) apply(ctx context.Context) error {
 // and writes the result.
 func (a *applier) round(ctx context.Context) error {
 	var res *affect.Result
-	err := a.inSnapshot(ctx, a.xids, func(tx *extract.Snapshot) error {
-		var err error
-		res, err = a.batch.Resolve(ctx, tx, a.maxFanout())
-		return err
+	err := a.retrying(ctx, "resolving a round", func(try int) error {
+		if try > 1 {
+			// Resolve counted into the batch: a fresh one from the same
+			// changes.
+			a.batch = a.ss.graph.NewBatch()
+			for _, c := range a.added {
+				if err := a.batch.Add(c); err != nil {
+					return err
+				}
+			}
+		}
+		return a.inSnapshot(ctx, a.xids, func(tx *extract.Snapshot) error {
+			var err error
+			res, err = a.batch.Resolve(ctx, tx, a.maxFanout())
+			return err
+		})
 	})
 	if err != nil {
 		// DDL not yet seen in the stream makes queries fail, or rows
@@ -561,6 +580,12 @@ func (a *applier) truncate(ctx context.Context, m replicate.Message) error {
 // render puts the items of every row of sources, read in one snapshot
 // that sees the transactions xids.
 func (a *applier) render(ctx context.Context, xids []uint32, sources []*transform.Source) error {
+	return a.retrying(ctx, "rendering items again", func(int) error { return a.renderOnce(ctx, xids, sources) })
+}
+
+// renderOnce is one try of render: the items it wrote before a failure
+// are written again by the next.
+func (a *applier) renderOnce(ctx context.Context, xids []uint32, sources []*transform.Source) error {
 	return a.inSnapshot(ctx, xids, func(tx *extract.Snapshot) error {
 		var items []contract.Item
 		flush := func() error {
@@ -665,4 +690,45 @@ func (a *applier) lagSince() time.Time {
 		since = a.first
 	}
 	return since
+}
+
+// retryAttempts bounds the tries of a round whose reads the source ended
+// with a transient error.
+const retryAttempts = 8
+
+// retrying runs f (its try counted from 1) until it succeeds, fails with
+// an error that another try cannot cure, or retryAttempts tries failed.
+// The source ends a read with a deadlock or a serialization failure when
+// DDL or a lock queue crosses it (a read of the round, waiting behind an
+// ALTER TABLE that waits behind it, is the deadlock's victim): the round
+// is read again in a new snapshot, which is what the next round would do.
+func (a *applier) retrying(ctx context.Context, what string, f func(try int) error) error {
+	wait := 100 * time.Millisecond
+	for try := 1; ; try++ {
+		err := f(try)
+		if err == nil || try == retryAttempts || !transientSource(err) {
+			return err
+		}
+		a.log.Warn("sync: the source ended a read with a transient error; trying again in a new snapshot", "while", what, "try", try, "err", err.Error())
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// transientSource says whether err is the source's, and one a new try may
+// not meet: a deadlock, a serialization failure, a lock not available.
+func transientSource(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "40P01", "40001", "55P03":
+		return true
+	}
+	return false
 }

@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
+	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/internal/replicate"
 )
@@ -67,5 +72,38 @@ func TestLagSince(t *testing.T) {
 				t.Errorf("lagSince = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestRetryingTransientSourceErrors: a round whose read the source ended
+// with a deadlock or a serialization failure is tried again; any other
+// error ends it at once, and so does the last try.
+func TestRetryingTransientSourceErrors(t *testing.T) {
+	a := &applier{log: slog.New(slog.DiscardHandler)}
+	deadlock := fmt.Errorf("extract public.customers: %w", &pgconn.PgError{Code: "40P01", Message: "deadlock detected"})
+	tries := 0
+	err := a.retrying(t.Context(), "a test", func(try int) error {
+		tries = try
+		if try < 3 {
+			return deadlock
+		}
+		return nil
+	})
+	if err != nil || tries != 3 {
+		t.Errorf("after two deadlocks: err %v after %d tries, want nil after 3", err, tries)
+	}
+	other := fmt.Errorf("extract: %w", &pgconn.PgError{Code: "42703", Message: "column does not exist"})
+	tries = 0
+	err = a.retrying(t.Context(), "a test", func(try int) error { tries = try; return other })
+	if !errors.Is(err, other) || tries != 1 {
+		t.Errorf("an undefined column: err %v after %d tries, want it after 1", err, tries)
+	}
+	if testing.Short() {
+		return
+	}
+	tries = 0
+	err = a.retrying(t.Context(), "a test", func(try int) error { tries = try; return deadlock })
+	if !errors.Is(err, deadlock) || tries != retryAttempts {
+		t.Errorf("deadlocks every time: err %v after %d tries, want it after %d", err, tries, retryAttempts)
 	}
 }
