@@ -375,8 +375,14 @@ func snapshotHold(src *source, runSeconds float64) *report.SnapshotHold {
 // not pre-warmed. Nil when the table's capacity is unknown.
 func warmLoad(c *report.Capacity, tgt *table) *report.WarmLoad {
 	tc, newTable := tgt.capacity, !tgt.exists
-	if newTable {
+	switch {
+	case newTable:
 		tc = load.TableCapacity{WCU: load.OnDemandInitialWCU, OnDemand: true}
+	case tc.OnDemand && tc.WCU == 0:
+		// An on-demand table that describes no warm throughput (an
+		// emulator; AWS describes it for every table): what AWS gives a
+		// new one. The writer starts unlimited there instead.
+		tc.WCU = load.OnDemandInitialWCU
 	}
 	var hot int64
 	for _, p := range append(slices.Clone(c.TopPartitionsByItems), c.TopPartitionsByBytes...) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -42,8 +43,9 @@ func TestShardKeys(t *testing.T) {
 // fakeQuerier answers DescribeTable with a PK/SK table and each Query
 // call with the next partition's items, in sort-key order.
 type fakeQuerier struct {
-	partitions [][]map[string]types.AttributeValue
-	calls      int
+	// partitions are the items of each partition key, as DynamoDB
+	// returns them.
+	partitions map[string][]map[string]types.AttributeValue
 }
 
 func (f *fakeQuerier) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
@@ -53,10 +55,17 @@ func (f *fakeQuerier) DescribeTable(context.Context, *dynamodb.DescribeTableInpu
 	}}}, nil
 }
 
-func (f *fakeQuerier) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	items := f.partitions[f.calls]
-	f.calls++
-	return &dynamodb.QueryOutput{Items: items}, nil
+// Query answers from the partition the key condition names (the merged
+// query asks them in parallel).
+func (f *fakeQuerier) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	for _, v := range in.ExpressionAttributeValues {
+		if s, ok := v.(*types.AttributeValueMemberS); ok {
+			if items, ok := f.partitions[s.Value]; ok {
+				return &dynamodb.QueryOutput{Items: items}, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("fake: no partition in %v", in.ExpressionAttributeValues)
 }
 
 // A merged query of several partitions orders N sort keys by value, as
@@ -77,7 +86,7 @@ func TestQueryMergesNumberSortKeysByValue(t *testing.T) {
 			slices.Reverse(p0)
 			slices.Reverse(p1)
 		}
-		items, err := Query(context.Background(), &fakeQuerier{partitions: [][]map[string]types.AttributeValue{p0, p1}},
+		items, err := Query(context.Background(), &fakeQuerier{partitions: map[string][]map[string]types.AttributeValue{"a": p0, "b": p1}},
 			QueryInput{Table: "t", PKs: []string{"a", "b"}, Desc: desc})
 		if err != nil {
 			t.Fatal(err)
