@@ -423,12 +423,31 @@ run_container() {
 			return
 		else
 			log "container $name: starting the stopped container"
-			docker start "$name" >/dev/null
+			start_bound "$name" "$hport" docker start "$name"
 			return
 		fi
 	fi
 	log "container $name: docker run $image on 127.0.0.1:$hport"
-	docker run -d --name "$name" -p "127.0.0.1:$hport:$cport" "$image" >/dev/null
+	start_bound "$name" "$hport" docker run -d --name "$name" -p "127.0.0.1:$hport:$cport" "$image"
+}
+
+# start_bound NAME HOST_PORT CMD...: run CMD (docker run or start). While
+# the host port is busy, start the container again every 5 s for up to
+# 2 minutes: the ports are in Linux's ephemeral range, and a connection
+# that just closed (after a test run) can hold one in TIME_WAIT for a
+# minute, which docker's proxy cannot bind through.
+start_bound() {
+	local name=$1 hport=$2 deadline=$((SECONDS + 120)) out
+	shift 2
+	until out=$("$@" 2>&1 >/dev/null); do
+		if [[ $out != *"address already in use"* ]] || [ "$SECONDS" -ge "$deadline" ]; then
+			printf '%s\n' "$out" >&2
+			return 1
+		fi
+		log "container $name: 127.0.0.1:$hport is busy (a connection that just closed can hold a port for a minute); starting again in 5 s"
+		sleep 5
+		set -- docker start "$name"
+	done
 }
 
 # wait_for NAME CHECK...: retry CHECK until it succeeds. A container that
