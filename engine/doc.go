@@ -30,7 +30,7 @@
 //	mapping            pure: no I/O
 //	transform          pure: mapping, extract's value types, ddbvalue
 //	extract            PostgreSQL (pgx), mapping
-//	load               the AWS SDK, contract and ddbvalue only: a target
+//	load               the AWS SDK, contract, ddbvalue and peakrate only: a target
 //	ddbvalue           pure: DynamoDB's value rules (numbers, key order, sizes, DynamoDB JSON), used by all
 //	replicate          PostgreSQL logical replication (pgx, pglogrepl)
 //	affect             extract, transform, replicate: reads, never writes

@@ -75,31 +75,6 @@ func TestCreateTableInputWarm(t *testing.T) {
 	}
 }
 
-func TestPeakTracker(t *testing.T) {
-	t.Parallel()
-	var p peakTracker
-	t0 := time.Unix(1000, 0)
-	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	p.add(at(0), 100)
-	p.add(at(500*time.Millisecond), 200) // second 0: 300
-	if got := p.peak(at(900 * time.Millisecond)); got != 0 {
-		t.Errorf("peak before a whole second = %v, want 0", got)
-	}
-	p.add(at(1200*time.Millisecond), 1000) // second 1: 1000
-	p.add(at(2100*time.Millisecond), 50)   // second 2: 50
-	if got := p.peak(at(3 * time.Second)); got != 1000 {
-		t.Errorf("peak = %v, want 1000", got)
-	}
-	// The peak of second 1 is forgotten 30 minutes later; second 2's 50
-	// stays until its own 30 minutes are up.
-	if got := p.peak(at(time.Second + OnDemandPeakWindow + time.Second)); got != 50 {
-		t.Errorf("peak after 30 minutes = %v, want 50", got)
-	}
-	if got := p.peak(at(2*time.Second + OnDemandPeakWindow + time.Second)); got != 0 {
-		t.Errorf("peak after the window = %v, want 0", got)
-	}
-}
-
 // A writer that knows the table's capacity starts at it: the first
 // second's calls go out at that rate, not unlimited.
 func TestLimiterStartsAtTableCapacity(t *testing.T) {

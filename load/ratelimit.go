@@ -8,6 +8,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/pgdynamo/migrate/internal/peakrate"
 )
 
 // Rate control.
@@ -96,8 +98,8 @@ type limiter struct {
 	log   *slog.Logger
 	max   float64 // configured cap; 0 = none
 	floor float64
-	start TableCapacity // what the table takes at once; zero = unknown
-	peaks peakTracker   // accepted units per second, for on-demand's doubling rule
+	start TableCapacity    // what the table takes at once; zero = unknown
+	peaks peakrate.Tracker // accepted units per second, for on-demand's doubling rule
 
 	rate   float64 // current rate in units/s; 0 = not limiting
 	tokens float64
@@ -173,7 +175,7 @@ func (l *limiter) ceiling(now time.Time) float64 {
 		c = min(c, l.start.MaxWCU)
 	}
 	if l.start.OnDemand && l.start.WCU > 0 {
-		c = min(c, max(l.start.WCU, 2*l.peaks.peak(now)))
+		c = min(c, max(l.start.WCU, 2*l.peaks.Peak(now, OnDemandPeakWindow)))
 	}
 	return c
 }
@@ -260,7 +262,7 @@ func (l *limiter) Answered(sentAt time.Time, units, refused int) {
 	defer l.mu.Unlock()
 	now := l.clk.Now()
 	if l.start.OnDemand {
-		l.peaks.add(now, float64(units-refused))
+		l.peaks.Add(now, float64(units-refused))
 	}
 	// Only calls that DynamoDB took, in whole or in part, time its round
 	// trip: a refusal comes back at once, while the writes sent with it

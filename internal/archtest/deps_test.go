@@ -78,8 +78,9 @@ func rules() []rule {
 		{module + "/contract", pure("github.com/aws/aws-sdk-go-v2/service/dynamodb/types"),
 			"contract holds interfaces and value types only: the standard library and DynamoDB's attribute values"},
 		{module + "/load", func(imp string) bool {
-			return stdlib(imp) || within("github.com/aws", module+"/contract", module+"/internal/ddbvalue")(imp)
-		}, "load imports only the AWS SDK, the contracts and ddbvalue (DynamoDB's value rules)"},
+			return stdlib(imp) || within("github.com/aws", module+"/contract", module+"/internal/ddbvalue", module+"/internal/peakrate")(imp)
+		}, "load imports only the AWS SDK, the contracts, ddbvalue (DynamoDB's value rules) and peakrate (on-demand's previous peak)"},
+		{module + "/internal/peakrate", pure(), "peakrate is pure: a sliding-window peak, nothing else"},
 		{module + "/internal/ddbvalue", pure("github.com/aws/aws-sdk-go-v2/service/dynamodb/types"),
 			"ddbvalue is pure: DynamoDB's value rules, over the SDK's value types only"},
 		{module + "/extract", func(imp string) bool {

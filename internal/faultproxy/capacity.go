@@ -73,7 +73,7 @@ func (p *Proxy) write(w http.ResponseWriter, r *http.Request, body []byte) {
 	if c := p.cfg.Capacity; c.OnDemand {
 		// The rate beyond which DynamoDB throttles an on-demand table:
 		// twice its peak within the window, or what it took at once.
-		p.table.rate = max(c.TableWCU, 2*p.peaks.peak(now, c.PeakWindow))
+		p.table.rate = max(c.TableWCU, 2*p.peaks.Peak(now, c.PeakWindow))
 		p.table.size = p.table.rate * c.Burst.Seconds()
 		p.table.tokens = min(p.table.tokens, p.table.size)
 	}
@@ -87,7 +87,7 @@ func (p *Proxy) write(w http.ResponseWriter, r *http.Request, body []byte) {
 			part.take(rq.units)
 			p.stats.Written++
 			p.stats.WriteUnits += rq.units
-			p.peaks.add(now, rq.units)
+			p.peaks.Add(now, rq.units)
 			continue
 		}
 		withhold[i] = true
@@ -201,57 +201,6 @@ func (s sink) RoundTrip(r *http.Request) (*http.Response, error) {
 		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r,
 	}, nil
-}
-
-// peakTracker keeps the most write units accepted in one second (seconds
-// counted from the first write) within a window: an on-demand table's
-// previous peak.
-type peakTracker struct {
-	slot  time.Time // start of the current second
-	units float64   // accepted in it
-	// maxes are the seconds that may still be the peak: times increasing,
-	// units decreasing.
-	maxes []peakAt
-}
-
-type peakAt struct {
-	at    time.Time
-	units float64
-}
-
-func (p *peakTracker) add(now time.Time, units float64) {
-	p.roll(now)
-	p.units += units
-}
-
-// roll closes the current second once now is past it.
-func (p *peakTracker) roll(now time.Time) {
-	if p.slot.IsZero() {
-		p.slot = now
-		return
-	}
-	if now.Sub(p.slot) < time.Second {
-		return
-	}
-	for len(p.maxes) > 0 && p.maxes[len(p.maxes)-1].units <= p.units {
-		p.maxes = p.maxes[:len(p.maxes)-1]
-	}
-	p.maxes = append(p.maxes, peakAt{p.slot, p.units})
-	p.slot, p.units = p.slot.Add(now.Sub(p.slot).Truncate(time.Second)), 0
-}
-
-// peak is the most units of a whole second within window before now.
-func (p *peakTracker) peak(now time.Time, window time.Duration) float64 {
-	p.roll(now)
-	n := 0
-	for n < len(p.maxes) && now.Sub(p.maxes[n].at) > window {
-		n++
-	}
-	p.maxes = p.maxes[n:]
-	if len(p.maxes) == 0 {
-		return 0
-	}
-	return p.maxes[0].units
 }
 
 // describe answers DescribeTable for the table the request names.

@@ -40,6 +40,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pgdynamo/migrate/internal/peakrate"
 )
 
 // Fault is a kind of injected failure.
@@ -162,7 +164,7 @@ type Proxy struct {
 	stats      Stats
 	table      bucket
 	partitions []bucket
-	peaks      peakTracker      // write units accepted per second, for OnDemand
+	peaks      peakrate.Tracker // write units accepted per second, for OnDemand
 	now        func() time.Time // time.Now; tests move it
 }
 
