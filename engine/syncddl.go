@@ -132,7 +132,7 @@ func relationDiffers(rel *replicate.Relation, rec extract.TableSchema) bool {
 			cols = append(cols, c)
 		}
 	}
-	if len(cols) != len(rel.Columns) || relIdentity(rel.Identity) != rec.Identity {
+	if len(cols) != len(rel.Columns) || extract.IdentityMode(string(rel.Identity)) != rec.Identity {
 		return true
 	}
 	for i, c := range rel.Columns {
@@ -353,17 +353,4 @@ func queryReads(q extract.Query, schema, table, col string) bool {
 		}
 	}
 	return false
-}
-
-// relIdentity is the extract.Identity* mode of a Relation's identity byte.
-func relIdentity(b byte) string {
-	switch b {
-	case 'd':
-		return extract.IdentityDefault
-	case 'i':
-		return extract.IdentityIndex
-	case 'f':
-		return extract.IdentityFull
-	}
-	return extract.IdentityNothing
 }

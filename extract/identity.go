@@ -58,16 +58,12 @@ func ReplicaIdentity(ctx context.Context, db querier, schema, table string) (Ide
 	if err := rows.Scan(&mode, &key, &all); err != nil {
 		return Identity{}, fmt.Errorf("replica identity of %s.%s: %w", schema, table, err)
 	}
-	id := Identity{Columns: key}
-	switch mode {
-	case "d":
-		id.Mode = IdentityDefault
-	case "i":
-		id.Mode = IdentityIndex
-	case "f":
-		id.Mode, id.Columns = IdentityFull, all
-	default:
-		id.Mode, id.Columns = IdentityNothing, nil
+	id := Identity{Mode: IdentityMode(mode), Columns: key}
+	switch id.Mode {
+	case IdentityFull:
+		id.Columns = all
+	case IdentityNothing:
+		id.Columns = nil
 	}
 	return id, rows.Err()
 }

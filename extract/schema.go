@@ -107,7 +107,7 @@ func ReadSchemas(ctx context.Context, db querier, tables [][2]string) ([]TableSc
 		c.TypeOID = oid
 		t := byName[[2]string{schema, name}]
 		if t == nil {
-			t = &TableSchema{Schema: schema, Name: name, PrimaryKey: pk, Identity: identityMode(ident)}
+			t = &TableSchema{Schema: schema, Name: name, PrimaryKey: pk, Identity: IdentityMode(ident)}
 			if t.Identity == IdentityDefault || t.Identity == IdentityIndex {
 				t.IdentityColumns = idCols
 			}
@@ -127,7 +127,10 @@ func ReadSchemas(ctx context.Context, db querier, tables [][2]string) ([]TableSc
 	return out, nil
 }
 
-func identityMode(relreplident string) string {
+// IdentityMode is the Identity* mode of a replica identity code, as
+// pg_class.relreplident holds it and pgoutput's Relation message sends it
+// ("d", "i", "f"; anything else is nothing).
+func IdentityMode(relreplident string) string {
 	switch relreplident {
 	case "d":
 		return IdentityDefault

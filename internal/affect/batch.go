@@ -136,7 +136,7 @@ func (b *Batch) checkIdentity(rel *replicate.Relation) error {
 	}
 	var err error
 	if r, ok := b.g.required[rel.Table]; ok && rel.Identity != 'f' {
-		id := extract.Identity{Mode: identityMode(rel.Identity)}
+		id := extract.Identity{Mode: extract.IdentityMode(string(rel.Identity))}
 		for _, c := range rel.Columns {
 			if c.Key {
 				id.Columns = append(id.Columns, c.Name)
@@ -146,18 +146,6 @@ func (b *Batch) checkIdentity(rel *replicate.Relation) error {
 	}
 	b.checked[rel] = err
 	return err
-}
-
-func identityMode(b byte) string {
-	switch b {
-	case 'd':
-		return extract.IdentityDefault
-	case 'i':
-		return extract.IdentityIndex
-	case 'f':
-		return extract.IdentityFull
-	}
-	return extract.IdentityNothing
 }
 
 // tuple picks the named columns of one version of a changed row. ok is
