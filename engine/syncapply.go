@@ -259,6 +259,12 @@ func (a *applier) round(ctx context.Context) error {
 				}
 			}
 		}
+		if !a.batch.NeedsRead() {
+			// Every change renders from the stream: no snapshot to wait for.
+			var err error
+			res, err = a.batch.Resolve(ctx, nil, a.maxFanout())
+			return err
+		}
 		return a.inSnapshot(ctx, a.xids, func(tx *extract.Snapshot) error {
 			var err error
 			res, err = a.batch.Resolve(ctx, tx, a.maxFanout())

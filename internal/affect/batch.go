@@ -31,6 +31,16 @@ type Batch struct {
 	old map[*transform.Source]*tuples
 	// checked remembers relations whose identity was checked.
 	checked map[*replicate.Relation]error
+	// streamed are, per source rendered from the stream (see
+	// Graph.streamed), the rows the changes leave, by row key, as the
+	// stream sent them; oldRows the typed key columns of row versions
+	// whose items may have to go (old, decoded without a query).
+	streamed map[*transform.Source]*streamedRows
+	oldRows  map[*transform.Source]*streamedRows
+	// layouts remember, per relation and source, where the source's
+	// columns are in the relation's and whether the stream's text of
+	// each decodes exactly.
+	layouts map[layoutKey]*layout
 }
 
 // changeRef is a change as the batch remembers it: for messages and its
@@ -44,7 +54,8 @@ type changeRef struct {
 // NewBatch starts an empty batch.
 func (g *Graph) NewBatch() *Batch {
 	return &Batch{g: g, rows: map[*transform.Source]*tuples{}, lookups: map[*edge]*tuples{},
-		old: map[*transform.Source]*tuples{}, checked: map[*replicate.Relation]error{}}
+		old: map[*transform.Source]*tuples{}, checked: map[*replicate.Relation]error{},
+		streamed: map[*transform.Source]*streamedRows{}, oldRows: map[*transform.Source]*streamedRows{}, layouts: map[layoutKey]*layout{}}
 }
 
 // Len is the number of changes added.
@@ -75,6 +86,12 @@ func (b *Batch) Add(c *replicate.Change) error {
 		versions = append(versions, c.OldValue)
 	}
 	for _, e := range edges {
+		if e.kind == ownEdge && b.g.streamed[e.src] {
+			if err := b.addStreamed(c, ci, e); err != nil {
+				return err
+			}
+			continue
+		}
 		found := false
 		for _, version := range versions {
 			t, ok, err := tuple(c, e.cols, version)
@@ -101,7 +118,7 @@ func (b *Batch) Add(c *replicate.Change) error {
 			continue
 		}
 		if !found {
-			return fmt.Errorf("affect: %s: the stream sent no key of the row", b.changes[ci].desc)
+			return errNoKey(b.changes[ci].desc)
 		}
 		if c.Op == replicate.Insert {
 			continue
@@ -116,6 +133,10 @@ func (b *Batch) Add(c *replicate.Change) error {
 		}
 	}
 	return nil
+}
+
+func errNoKey(desc string) error {
+	return fmt.Errorf("affect: %s: the stream sent no key of the row", desc)
 }
 
 func (b *Batch) set(m map[*transform.Source]*tuples, src *transform.Source) *tuples {
@@ -220,6 +241,11 @@ type tuples struct {
 
 func newTuples() *tuples { return &tuples{index: map[string]int{}} }
 
+func (s *tuples) has(key string) bool {
+	_, ok := s.index[key]
+	return ok
+}
+
 func (s *tuples) add(t []*string, owner int) {
 	k := tupleKey(t)
 	i, ok := s.index[k]
@@ -291,6 +317,13 @@ type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+// NeedsRead says whether Resolve reads the source: false when every
+// change is rendered from the stream, and Resolve may be given no
+// Querier.
+func (b *Batch) NeedsRead() bool {
+	return len(b.rows) > 0 || len(b.lookups) > 0 || len(b.old) > 0
+}
+
 // Resolve finds every affected row, reads it as it is now and builds its
 // items with the plan. maxFanout > 0 bounds the items one change may
 // affect: a change over it fails the batch with a *FanoutError. A row that
@@ -303,32 +336,47 @@ func (b *Batch) Resolve(ctx context.Context, q Querier, maxFanout int) (*Result,
 	puts := map[string]transform.Item{}
 	var order []string
 	var gone []transform.Item
+	render := func(src *transform.Source, row extract.Row) error {
+		items, errs := src.Apply(row)
+		if len(errs) > 0 {
+			return errs[0]
+		}
+		for _, it := range items {
+			k := itemKey(b.g.plan.Mapping, it)
+			if _, dup := puts[k]; !dup {
+				order = append(order, k)
+			}
+			puts[k] = it
+		}
+		// An entity whose where clause no longer accepts the row has an
+		// item to delete, at the key the row gives it.
+		keys, _ := src.ItemKeys(row)
+		gone = append(gone, keys...)
+		return nil
+	}
 	for _, src := range b.g.plan.Sources {
 		rows := b.rows[src]
-		if rows == nil {
-			continue
+		if rows != nil {
+			qry := src.Query
+			qry.Match = &extract.Match{Ref: -1, Columns: b.g.key[src], Values: rows.values}
+			for row, err := range extract.Rows(ctx, q, qry) {
+				if err != nil {
+					return nil, err
+				}
+				if err := render(src, row); err != nil {
+					return nil, err
+				}
+			}
 		}
-		qry := src.Query
-		qry.Match = &extract.Match{Ref: -1, Columns: b.g.key[src], Values: rows.values}
-		for row, err := range extract.Rows(ctx, q, qry) {
-			if err != nil {
+		// Rows from the stream, but for those read back: what was read is
+		// at least as new.
+		for _, r := range b.streamed[src].all() {
+			if r.row == nil || rows != nil && rows.has(r.key) {
+				continue
+			}
+			if err := render(src, *r.row); err != nil {
 				return nil, err
 			}
-			items, errs := src.Apply(row)
-			if len(errs) > 0 {
-				return nil, errs[0]
-			}
-			for _, it := range items {
-				k := itemKey(b.g.plan.Mapping, it)
-				if _, dup := puts[k]; !dup {
-					order = append(order, k)
-				}
-				puts[k] = it
-			}
-			// An entity whose where clause no longer accepts the row has
-			// an item to delete, at the key the row gives it.
-			keys, _ := src.ItemKeys(row)
-			gone = append(gone, keys...)
 		}
 	}
 	for _, k := range order {
@@ -346,6 +394,12 @@ func (b *Batch) Resolve(ctx context.Context, q Querier, maxFanout int) (*Result,
 		del(it)
 	}
 	for _, src := range b.g.plan.Sources {
+		for _, r := range b.oldRows[src].all() {
+			keys, _ := src.ItemKeys(*r.row) // a key that cannot be built named no item
+			for _, it := range keys {
+				del(it)
+			}
+		}
 		old := b.old[src]
 		if old == nil {
 			continue

@@ -42,6 +42,10 @@ type Graph struct {
 	rowKey map[replicate.Table][]string
 	// required is what each table's old row versions must carry.
 	required map[replicate.Table]Requirement
+	// streamed marks the sources whose items are built from their own
+	// row alone (no joins, no embeds): their changed rows can be rendered
+	// from the stream (streamed.go).
+	streamed map[*transform.Source]bool
 }
 
 type edgeKind int
@@ -78,7 +82,8 @@ type edge struct {
 // was compiled against.
 func New(plan *transform.Plan, cat *mapping.Catalog) (*Graph, error) {
 	g := &Graph{plan: plan, byTable: map[replicate.Table][]*edge{}, keyCols: map[*transform.Source][]mapping.Column{},
-		key: map[*transform.Source][]mapping.Column{}, own: map[*transform.Source]*edge{}, rowKey: map[replicate.Table][]string{}}
+		key: map[*transform.Source][]mapping.Column{}, own: map[*transform.Source]*edge{}, rowKey: map[replicate.Table][]string{},
+		streamed: map[*transform.Source]bool{}}
 	add := func(e *edge) {
 		g.byTable[e.table] = append(g.byTable[e.table], e)
 		g.tables = append(g.tables, e.table)
@@ -101,6 +106,7 @@ func New(plan *transform.Plan, cat *mapping.Catalog) (*Graph, error) {
 			}
 		}
 		g.keyCols[src] = keyCols
+		g.streamed[src] = len(q.Joins) == 0 && len(q.Embeds) == 0
 		own := &edge{kind: ownEdge, src: src, table: base, cols: q.OrderBy, ref: -1, via: entities + " built from " + base.String()}
 		for _, k := range q.OrderBy {
 			own.refCols = append(own.refCols, *baseTable.Column(k))

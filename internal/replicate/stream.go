@@ -48,6 +48,7 @@ func connConfig(url string) (*pgconn.Config, error) {
 	cfg.RuntimeParams["TimeZone"] = "UTC"
 	cfg.RuntimeParams["IntervalStyle"] = "iso_8601"
 	cfg.RuntimeParams["extra_float_digits"] = "1"
+	cfg.RuntimeParams["bytea_output"] = "hex" // as the snapshots read it (extract.StreamValue)
 	return cfg, nil
 }
 
