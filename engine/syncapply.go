@@ -117,6 +117,19 @@ func (a *applier) run(ctx context.Context) error {
 	if err := a.checkSchema(work, "since the items were rendered"); err != nil {
 		return err
 	}
+	// The target of --until-caught-up is read now; it is checked again
+	// after every round that reaches it, not only by the ticker.
+	caughtUp := func() (bool, error) {
+		if err := a.checkCaughtUp(work); err != nil {
+			return false, err
+		}
+		return a.caughtUp, nil
+	}
+	if a.cfg.UntilCaughtUp {
+		if done, err := caughtUp(); err != nil || done {
+			return err
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -139,11 +152,8 @@ func (a *applier) run(ctx context.Context) error {
 		case <-sample.C:
 			a.sampleWAL(ctx)
 		case <-check:
-			if err := a.checkCaughtUp(work); err != nil {
+			if done, err := caughtUp(); err != nil || done {
 				return err
-			}
-			if a.caughtUp {
-				return nil
 			}
 		case m := <-msgs:
 			if err := a.handle(work, m); err != nil {
@@ -154,6 +164,11 @@ func (a *applier) run(ctx context.Context) error {
 			if a.batch.Len() >= a.cfg.MaxBatch || (len(msgs) == 0 && (a.batch.Len() > 0 || a.pending > a.confirmed)) {
 				if err := a.apply(work); err != nil {
 					return err
+				}
+				if a.cfg.UntilCaughtUp && a.catchUpTo != 0 && a.confirmed >= a.catchUpTo {
+					if done, err := caughtUp(); err != nil || done {
+						return err
+					}
 				}
 			}
 		}
