@@ -29,8 +29,10 @@ import (
 // (up to MaxBatch, or as many as have arrived), finds and renders the
 // items they affect in one snapshot, writes them, and once DynamoDB
 // acknowledged all of them confirms the position of the last transaction
-// the round completed. Rounds run one after the other, so two writes of
-// one item are never in flight at once.
+// the round completed. A round is collected and resolved while the round
+// before it is written; its own write starts only once that one is
+// acknowledged, so two writes of one item are never in flight at once,
+// and positions are confirmed in order.
 type applier struct {
 	cfg    SyncConfig
 	log    *slog.Logger
@@ -48,8 +50,13 @@ type applier struct {
 	inTxn bool
 	// pending is the position to confirm once the batch is applied: the end
 	// of the last transaction whose changes are all in it or applied.
-	pending, confirmed replicate.LSN
-	caughtUp           bool
+	// started is the position of the last round begun (being written, or
+	// confirmed).
+	pending, confirmed, started replicate.LSN
+	// writing delivers the round being written once DynamoDB acknowledged
+	// it (or failed); nil when no round is being written.
+	writing  chan written
+	caughtUp bool
 	// catchUpTo is the position UntilCaughtUp waits for.
 	catchUpTo replicate.LSN
 	// schema is the definition of the tables as the items were rendered
@@ -155,14 +162,25 @@ func (a *applier) run(ctx context.Context) error {
 			if done, err := caughtUp(); err != nil || done {
 				return err
 			}
+		case w := <-a.writing:
+			a.writing = nil
+			if err := a.finish(w); err != nil {
+				return err
+			}
+			if a.cfg.UntilCaughtUp && a.catchUpTo != 0 && a.confirmed >= a.catchUpTo {
+				if done, err := caughtUp(); err != nil || done {
+					return err
+				}
+			}
 		case m := <-msgs:
 			if err := a.handle(work, m); err != nil {
 				return err
 			}
-			// Apply once the batch is full, or when nothing more is
-			// waiting: rounds grow with the load and stay small when idle.
-			if a.batch.Len() >= a.cfg.MaxBatch || (len(msgs) == 0 && (a.batch.Len() > 0 || a.pending > a.confirmed)) {
-				if err := a.apply(work); err != nil {
+			// Begin a round once the batch is full, or when nothing more
+			// is waiting: rounds grow with the load and stay small when
+			// idle.
+			if a.batch.Len() >= a.cfg.MaxBatch || (len(msgs) == 0 && (a.batch.Len() > 0 || a.pending > a.started)) {
+				if err := a.begin(work); err != nil {
 					return err
 				}
 				if a.cfg.UntilCaughtUp && a.catchUpTo != 0 && a.confirmed >= a.catchUpTo {
@@ -233,17 +251,37 @@ func (a *applier) handle(ctx context.Context, m replicate.Message) error {
 	return nil
 }
 
-// apply applies the batch and confirms the pending position.
+// apply applies the batch and confirms the pending position: when it
+// returns, every change received is in the table.
 func (a *applier) apply(ctx context.Context) error {
+	if err := a.begin(ctx); err != nil {
+		return err
+	}
+	return a.wait()
+}
+
+// written is a round's write, once acknowledged or failed.
+type written struct {
+	res   *affect.Result
+	st    contract.Stats
+	err   error
+	pos   replicate.LSN // to confirm once written
+	first time.Time     // commit time of the round's oldest transaction
+}
+
+// begin resolves the batch, waits until the round before it is written,
+// and starts writing this one; finish confirms its position once it is
+// written.
+func (a *applier) begin(ctx context.Context) error {
+	var res *affect.Result
 	if a.batch.Len() > 0 {
-		if err := a.round(ctx); err != nil {
+		var err error
+		if res, err = a.resolve(ctx); err != nil {
 			return err
 		}
 		a.rounds.Add(1)
-		if !a.first.IsZero() {
-			a.lastLatency = time.Since(a.first)
-		}
 	}
+	w := written{res: res, pos: a.pending, first: a.first}
 	// Only transactions that ended are confirmed; one still open keeps its
 	// xid for the next round's visibility check.
 	if a.inTxn && len(a.xids) > 0 {
@@ -252,16 +290,88 @@ func (a *applier) apply(ctx context.Context) error {
 		a.xids, a.first = a.xids[:0], time.Time{}
 	}
 	a.batch, a.added = a.ss.graph.NewBatch(), a.added[:0]
-	if a.pending > a.confirmed {
-		a.confirmed = a.pending
+	a.started = max(a.started, w.pos)
+	if err := a.wait(); err != nil {
+		return err
+	}
+	items := roundItems(res)
+	if len(items) == 0 {
+		return a.finish(w)
+	}
+	done := make(chan written, 1)
+	a.writing = done
+	go func() {
+		w.st, w.err = a.writeItems(ctx, items)
+		done <- w
+	}()
+	return nil
+}
+
+// wait waits for the round being written, if any, and finishes it.
+func (a *applier) wait() error {
+	if a.writing == nil {
+		return nil
+	}
+	w := <-a.writing
+	a.writing = nil
+	return a.finish(w)
+}
+
+// finish counts a written round and confirms its position.
+func (a *applier) finish(w written) error {
+	if err := a.recordWrite(w.st, w.err); err != nil {
+		return err
+	}
+	if res := w.res; res != nil {
+		a.fanout.Changes += res.Fanout.Changes
+		a.fanout.Items += res.Fanout.Items
+		if res.Fanout.Max > a.fanout.Max {
+			a.fanout.Max, a.fanout.MaxChange = res.Fanout.Max, res.Fanout.MaxChange
+		}
+		a.puts.Add(int64(len(res.Puts)))
+		a.deletes.Add(int64(len(res.Deletes)))
+		if a.entities == nil {
+			a.entities = map[string]SyncEntity{}
+		}
+		for _, it := range res.Puts {
+			e := a.entities[it.Entity]
+			e.Put++
+			a.entities[it.Entity] = e
+		}
+		for _, it := range res.Deletes {
+			e := a.entities[it.Entity]
+			e.Deleted++
+			a.entities[it.Entity] = e
+		}
+		if !w.first.IsZero() {
+			a.lastLatency = time.Since(w.first)
+		}
+	}
+	if w.pos > a.confirmed {
+		a.confirmed = w.pos
 		a.stream.Confirm(a.confirmed)
 	}
 	return nil
 }
 
-// round resolves the batch in a snapshot that sees all its transactions,
-// and writes the result.
-func (a *applier) round(ctx context.Context) error {
+// roundItems are the writes of a resolved round.
+func roundItems(res *affect.Result) []contract.Item {
+	if res == nil {
+		return nil
+	}
+	items := make([]contract.Item, 0, len(res.Puts)+len(res.Deletes))
+	for _, it := range res.Puts {
+		items = append(items, contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+	}
+	for _, it := range res.Deletes {
+		items = append(items, contract.Item{Attrs: it.Attrs, Delete: true, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
+	}
+	return items
+}
+
+// resolve resolves the batch in a snapshot that sees all its
+// transactions.
+func (a *applier) resolve(ctx context.Context) (*affect.Result, error) {
 	var res *affect.Result
 	err := a.retrying(ctx, "resolving a round", func(try int) error {
 		if try > 1 {
@@ -291,7 +401,7 @@ func (a *applier) round(ctx context.Context) error {
 		// render wrong: when it is that, say which.
 		if cur, rerr := readSchemas(ctx, a.conn, a.schema); rerr == nil {
 			if serr := stopOn(diffSchemas(a.schema, cur, a.ss.graph), a.confirmed, "while streaming"); serr != nil {
-				return serr
+				return nil, serr
 			}
 		}
 	}
@@ -299,43 +409,13 @@ func (a *applier) round(ctx context.Context) error {
 	var re *transform.RowError
 	switch {
 	case errors.As(err, &fe):
-		return fmt.Errorf("sync: %w; nothing of its transaction was applied. Raise --max-fanout (%d) if this is expected, then sync again: the slot resumes at %s", fe, fe.Max, a.confirmed)
+		return nil, fmt.Errorf("sync: %w; nothing of its transaction was applied. Raise --max-fanout (%d) if this is expected, then sync again: the slot resumes at %s", fe, fe.Max, a.confirmed)
 	case errors.As(err, &re):
-		return fmt.Errorf("sync: bad row: %w; fix the row in the source, then sync again: the slot resumes at %s", re, a.confirmed)
+		return nil, fmt.Errorf("sync: bad row: %w; fix the row in the source, then sync again: the slot resumes at %s", re, a.confirmed)
 	case err != nil:
-		return fmt.Errorf("sync: %w", err)
+		return nil, fmt.Errorf("sync: %w", err)
 	}
-	a.fanout.Changes += res.Fanout.Changes
-	a.fanout.Items += res.Fanout.Items
-	if res.Fanout.Max > a.fanout.Max {
-		a.fanout.Max, a.fanout.MaxChange = res.Fanout.Max, res.Fanout.MaxChange
-	}
-	items := make([]contract.Item, 0, len(res.Puts)+len(res.Deletes))
-	for _, it := range res.Puts {
-		items = append(items, contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
-	}
-	for _, it := range res.Deletes {
-		items = append(items, contract.Item{Attrs: it.Attrs, Delete: true, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
-	}
-	if err := a.write(ctx, items); err != nil {
-		return err
-	}
-	a.puts.Add(int64(len(res.Puts)))
-	a.deletes.Add(int64(len(res.Deletes)))
-	if a.entities == nil {
-		a.entities = map[string]SyncEntity{}
-	}
-	for _, it := range res.Puts {
-		e := a.entities[it.Entity]
-		e.Put++
-		a.entities[it.Entity] = e
-	}
-	for _, it := range res.Deletes {
-		e := a.entities[it.Entity]
-		e.Deleted++
-		a.entities[it.Entity] = e
-	}
-	return nil
+	return res, nil
 }
 
 func (a *applier) maxFanout() int {
@@ -348,12 +428,20 @@ func (a *applier) maxFanout() int {
 // write writes items with a writer of their own and returns once each is
 // acknowledged, or the reason one was not.
 func (a *applier) write(ctx context.Context, items []contract.Item) error {
+	st, err := a.writeItems(ctx, items)
+	return a.recordWrite(st, err)
+}
+
+// writeItems writes items and returns once each is acknowledged; it
+// changes nothing of the applier (a round is written while the next is
+// resolved).
+func (a *applier) writeItems(ctx context.Context, items []contract.Item) (contract.Stats, error) {
 	if len(items) == 0 {
-		return nil
+		return contract.Stats{}, nil
 	}
 	w, err := load.NewWriter(a.cfg.DynamoDB, a.cfg.writerConfig())
 	if err != nil {
-		return err
+		return contract.Stats{}, err
 	}
 	var acked atomic.Int64
 	ch := make(chan contract.Item, len(items))
@@ -367,6 +455,21 @@ func (a *applier) write(ctx context.Context, items []contract.Item) error {
 	// ctx is the loop's work context: it outlives an interruption, but
 	// not the slot guard.
 	st, err := w.Write(ctx, ch)
+	if err == nil {
+		if n := acked.Load(); n != int64(len(items)) {
+			err = fmt.Errorf("sync: %d of %d items acknowledged", n, len(items))
+		}
+	}
+	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
+			return st, cause
+		}
+	}
+	return st, err
+}
+
+// recordWrite counts a write's calls and says what its error means.
+func (a *applier) recordWrite(st contract.Stats, err error) error {
 	a.writes.Calls += st.Calls
 	a.writes.ThrottledCalls += st.ThrottledCalls
 	a.writes.Retries += st.Total.Retries
@@ -374,21 +477,21 @@ func (a *applier) write(ctx context.Context, items []contract.Item) error {
 	if st.Total.Retries > 0 || st.ThrottledCalls > 0 || st.SDKRetries > 0 {
 		a.writes.LastError = time.Now()
 	}
-	if err != nil {
-		a.writes.LastError = time.Now()
-		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
-			return cause
-		}
-		var ie *contract.ItemError
-		if errors.As(err, &ie) {
-			return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
-		}
-		return fmt.Errorf("sync: write: %w; sync again to resume at %s", err, a.confirmed)
+	if err == nil {
+		return nil
 	}
-	if n := acked.Load(); n != int64(len(items)) {
-		return fmt.Errorf("sync: %d of %d items acknowledged", n, len(items))
+	a.writes.LastError = time.Now()
+	if errors.Is(err, ErrSlotWALLimit) {
+		return err
 	}
-	return nil
+	var ie *contract.ItemError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
+	}
+	if strings.HasPrefix(err.Error(), "sync: ") {
+		return err
+	}
+	return fmt.Errorf("sync: write: %w; sync again to resume at %s", err, a.confirmed)
 }
 
 // inSnapshot runs f in a read-only snapshot that sees every transaction of
