@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,20 +147,26 @@ func BenchmarkStreamPeer(b *testing.B) {
 }
 
 // peerSchema is the workload without fan-out: a table of events, and a
-// procedure committing n transactions of four changes each.
+// procedure committing txns transactions of per x four changes each.
 const peerSchema = `
 CREATE TABLE IF NOT EXISTS bench_events (id bigint PRIMARY KEY, kind text NOT NULL, payload text NOT NULL, n int NOT NULL DEFAULT 0);
 INSERT INTO bench_events SELECT i, 'seed', md5(i::text), 0 FROM generate_series(1, 10000) i ON CONFLICT DO NOTHING;
 CREATE SEQUENCE IF NOT EXISTS bench_events_id START 1000001;
-CREATE OR REPLACE PROCEDURE bench_churn(txns int) LANGUAGE plpgsql AS $$
-DECLARE new_id bigint;
+CREATE OR REPLACE PROCEDURE bench_churn(txns int, per int DEFAULT 1) LANGUAGE plpgsql AS $$
+DECLARE new_id bigint; a bigint; b bigint;
 BEGIN
   FOR i IN 1..txns LOOP
-    new_id := nextval('bench_events_id');
-    INSERT INTO bench_events VALUES (new_id, 'new', md5(new_id::text), 0);
-    UPDATE bench_events SET n = n + 1, payload = md5(random()::text) WHERE bench_events.id = 1 + (random() * 9999)::int;
-    UPDATE bench_events SET n = n + 1, kind = 'changed' WHERE bench_events.id = 1 + (random() * 9999)::int;
-    DELETE FROM bench_events WHERE bench_events.id = new_id - 500;
+    FOR j IN 1..per LOOP
+      new_id := nextval('bench_events_id');
+      -- Drawn first: random() in the WHERE clause would be evaluated per
+      -- row, a sequential scan.
+      a := 1 + (random() * 9999)::int;
+      b := 1 + (random() * 9999)::int;
+      INSERT INTO bench_events VALUES (new_id, 'new', md5(new_id::text), 0);
+      UPDATE bench_events SET n = n + 1, payload = md5(random()::text) WHERE bench_events.id = a;
+      UPDATE bench_events SET n = n + 1, kind = 'changed' WHERE bench_events.id = b;
+      DELETE FROM bench_events WHERE bench_events.id = new_id - 500;
+    END LOOP;
     COMMIT;
   END LOOP;
 END $$;
@@ -347,4 +354,111 @@ func peerWriter(ctx context.Context, client *dynamodb.Client, table string, q <-
 		flush()
 	}
 	return firstErr
+}
+
+// BenchmarkStreamSteady runs sync on the workload without fan-out
+// (peerSchema) while a generator commits MIGRATE_BENCH_STEADY_RATE row
+// changes a second (default 5,000: transactions of 40 changes, paced
+// every 10 ms) for 20 s, into the in-process endpoint. Reported: the
+// changes/s generated and applied, and the commit-to-acknowledged lag of
+// the rounds (SyncStatus.LastLatency, sampled every 250 ms after the
+// first second). The test server commits asynchronously: a commit
+// reaches the stream only once the WAL writer flushed it (up to 200 ms).
+//
+//	make bench BENCH=StreamSteady
+func BenchmarkStreamSteady(b *testing.B) {
+	ctx := b.Context()
+	null := httptest.NewServer(nullWithIndexes(nullDynamoDB(new(atomic.Int64))))
+	b.Cleanup(null.Close)
+	pg := migratetest.PostgresURL(b)
+	conn, err := pgx.Connect(ctx, pg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, peerSchema); err != nil {
+		b.Fatal(err)
+	}
+	rate := 5000.0
+	if s := os.Getenv("MIGRATE_BENCH_STEADY_RATE"); s != "" {
+		if _, err := fmt.Sscan(s, &rate); err != nil {
+			b.Fatalf("MIGRATE_BENCH_STEADY_RATE: %v", err)
+		}
+	}
+	mappingFile := filepath.Join(b.TempDir(), "events.yaml")
+	if err := os.WriteFile(mappingFile, []byte(peerMapping), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	m, err := engine.LoadMapping(mappingFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: null.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := engine.SyncConfig{Mapping: m, Postgres: pg, DynamoDB: client, Table: "BenchNull", UntilCaughtUp: true,
+		StateFile: filepath.Join(b.TempDir(), "state.json"), Slot: "bench_steady", Publication: "bench_steady"}
+	b.Cleanup(func() {
+		if _, err := engine.DropSync(context.Background(), engine.DropSyncConfig{Postgres: pg, Slot: "bench_steady", Publication: "bench_steady"}); err != nil {
+			b.Errorf("drop sync: %v", err)
+		}
+	})
+	if _, err := engine.Sync(ctx, cfg); err != nil { // the initial load
+		b.Fatal(err)
+	}
+	const span = 20 * time.Second
+	const per = 10 // four changes each, in one transaction
+	var latencies []float64
+	var generated, applied int64
+	var elapsed time.Duration
+	for b.Loop() {
+		sampler := &lagSampler{}
+		cfg.UntilCaughtUp, cfg.Observer, cfg.StatusEvery = false, sampler, 250*time.Millisecond
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		var final *engine.SyncResult
+		go func() {
+			res, err := engine.Sync(sctx, cfg)
+			final = res
+			done <- err
+		}()
+		began := time.Now()
+		tick := time.NewTicker(10 * time.Millisecond)
+		txns := 0
+		for time.Since(began) < span {
+			<-tick.C
+			if n := int(time.Since(began).Seconds()*rate/(4*per)) - txns; n > 0 {
+				if _, err := conn.Exec(ctx, "CALL bench_churn($1, $2)", n, per); err != nil {
+					b.Fatal(err)
+				}
+				txns += n
+			}
+		}
+		tick.Stop()
+		gen := time.Since(began)
+		stop()
+		if err := <-done; err != nil && !errors.Is(err, engine.ErrInterrupted) {
+			b.Fatal(err)
+		}
+		generated += int64(4 * per * txns)
+		applied += final.Final.Changes
+		elapsed += gen
+		sampler.mu.Lock()
+		for _, s := range sampler.samples[min(4, len(sampler.samples)):] {
+			latencies = append(latencies, s.LastLatency)
+		}
+		sampler.mu.Unlock()
+		b.Logf("generated %d changes in %v (%.0f/s); sync applied %d changes, %d items, %d rounds", 4*per*txns, gen.Round(time.Millisecond),
+			float64(4*per*txns)/gen.Seconds(), final.Final.Changes, final.Final.ItemsPut+final.Final.ItemsDeleted, final.Final.Rounds)
+	}
+	if len(latencies) == 0 {
+		b.Fatal("no status samples")
+	}
+	slices.Sort(latencies)
+	b.ReportMetric(float64(generated)/elapsed.Seconds(), "generated-changes/s")
+	b.ReportMetric(float64(applied)/elapsed.Seconds(), "applied-changes/s")
+	b.ReportMetric(latencies[len(latencies)/2], "lag-p50-s")
+	b.ReportMetric(latencies[len(latencies)*95/100], "lag-p95-s")
+	b.ReportMetric(latencies[len(latencies)-1], "lag-max-s")
 }
