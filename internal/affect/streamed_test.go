@@ -153,9 +153,14 @@ func TestStreamedRowsRenderAsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	msgs := make(chan replicate.Message, 100)
-	go func() { _ = stream.Run(rctx, msgs) }()
+	ran := make(chan error, 1)
+	go func() { ran <- stream.Run(rctx, msgs) }()
+	defer func() {
+		// Before the cleanup closes the connection the stream reads.
+		cancel()
+		<-ran
+	}()
 
 	readBack, rendered := 0, 0
 	for p, stmts := range phases {
