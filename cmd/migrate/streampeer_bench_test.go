@@ -40,42 +40,13 @@ import (
 //	make bench BENCH=StreamPeer    # MIGRATE_BENCH_ROUNDS pairs (default 3)
 func BenchmarkStreamPeer(b *testing.B) {
 	ctx := b.Context()
-	null := httptest.NewServer(nullWithIndexes(nullDynamoDB(new(atomic.Int64))))
-	b.Cleanup(null.Close)
-	pg := migratetest.PostgresURL(b)
-	conn, err := pgx.Connect(ctx, pg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, peerSchema); err != nil {
-		b.Fatal(err)
-	}
 	txns := 10_000
 	if s := os.Getenv("MIGRATE_BENCH_PEER_TXNS"); s != "" {
 		if _, err := fmt.Sscan(s, &txns); err != nil {
 			b.Fatalf("MIGRATE_BENCH_PEER_TXNS: %v", err)
 		}
 	}
-	mappingFile := filepath.Join(b.TempDir(), "events.yaml")
-	if err := os.WriteFile(mappingFile, []byte(peerMapping), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	m, err := engine.LoadMapping(mappingFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: null.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := engine.SyncConfig{Mapping: m, Postgres: pg, DynamoDB: client, Table: "BenchNull", UntilCaughtUp: true,
-		StateFile: filepath.Join(b.TempDir(), "state.json"), Slot: "bench_sync", Publication: "bench_events"}
-	b.Cleanup(func() {
-		if _, err := engine.DropSync(context.Background(), engine.DropSyncConfig{Postgres: pg, Slot: "bench_sync", Publication: "bench_events"}); err != nil {
-			b.Errorf("drop sync: %v", err)
-		}
-	})
+	pg, conn, null, cfg := peerSync(b, "bench_sync", "bench_events")
 	// sync's initial load and slot; then the peer's slot, on the same
 	// publication, so that both hold every backlog.
 	if _, err := engine.Sync(ctx, cfg); err != nil {
@@ -144,6 +115,44 @@ func BenchmarkStreamPeer(b *testing.B) {
 	b.ReportMetric(median(syncRates), "sync-changes/s")
 	b.ReportMetric(median(peerRates), "peer-changes/s")
 	b.ReportMetric(median(ratios), "sync/peer")
+}
+
+// peerSync prepares a sync of the workload without fan-out into the
+// in-process endpoint: the schema, the mapping, and a SyncConfig whose
+// slot and publication are dropped at the end.
+func peerSync(b *testing.B, slot, publication string) (pg string, conn *pgx.Conn, null *httptest.Server, cfg engine.SyncConfig) {
+	ctx := b.Context()
+	null = httptest.NewServer(nullWithIndexes(nullDynamoDB(new(atomic.Int64))))
+	b.Cleanup(null.Close)
+	pg = migratetest.PostgresURL(b)
+	conn, err := pgx.Connect(ctx, pg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(ctx, peerSchema); err != nil {
+		b.Fatal(err)
+	}
+	mappingFile := filepath.Join(b.TempDir(), "events.yaml")
+	if err := os.WriteFile(mappingFile, []byte(peerMapping), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	m, err := engine.LoadMapping(mappingFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: null.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg = engine.SyncConfig{Mapping: m, Postgres: pg, DynamoDB: client, Table: "BenchNull", UntilCaughtUp: true,
+		StateFile: filepath.Join(b.TempDir(), "state.json"), Slot: slot, Publication: publication}
+	b.Cleanup(func() {
+		if _, err := engine.DropSync(context.Background(), engine.DropSyncConfig{Postgres: pg, Slot: slot, Publication: publication}); err != nil {
+			b.Errorf("drop sync: %v", err)
+		}
+	})
+	return pg, conn, null, cfg
 }
 
 // peerSchema is the workload without fan-out: a table of events, and a
@@ -368,42 +377,13 @@ func peerWriter(ctx context.Context, client *dynamodb.Client, table string, q <-
 //	make bench BENCH=StreamSteady
 func BenchmarkStreamSteady(b *testing.B) {
 	ctx := b.Context()
-	null := httptest.NewServer(nullWithIndexes(nullDynamoDB(new(atomic.Int64))))
-	b.Cleanup(null.Close)
-	pg := migratetest.PostgresURL(b)
-	conn, err := pgx.Connect(ctx, pg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, peerSchema); err != nil {
-		b.Fatal(err)
-	}
 	rate := 5000.0
 	if s := os.Getenv("MIGRATE_BENCH_STEADY_RATE"); s != "" {
 		if _, err := fmt.Sscan(s, &rate); err != nil {
 			b.Fatalf("MIGRATE_BENCH_STEADY_RATE: %v", err)
 		}
 	}
-	mappingFile := filepath.Join(b.TempDir(), "events.yaml")
-	if err := os.WriteFile(mappingFile, []byte(peerMapping), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	m, err := engine.LoadMapping(mappingFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	client, err := load.NewClient(ctx, load.ClientConfig{Endpoint: null.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := engine.SyncConfig{Mapping: m, Postgres: pg, DynamoDB: client, Table: "BenchNull", UntilCaughtUp: true,
-		StateFile: filepath.Join(b.TempDir(), "state.json"), Slot: "bench_steady", Publication: "bench_steady"}
-	b.Cleanup(func() {
-		if _, err := engine.DropSync(context.Background(), engine.DropSyncConfig{Postgres: pg, Slot: "bench_steady", Publication: "bench_steady"}); err != nil {
-			b.Errorf("drop sync: %v", err)
-		}
-	})
+	_, conn, _, cfg := peerSync(b, "bench_steady", "bench_steady")
 	if _, err := engine.Sync(ctx, cfg); err != nil { // the initial load
 		b.Fatal(err)
 	}

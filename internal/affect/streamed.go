@@ -97,20 +97,28 @@ func streamRow(c *replicate.Change, cols []mapping.Column, l *layout) (*extract.
 	}
 	vals := make([]any, len(cols))
 	for i, col := range cols {
-		v, ok := c.NewValue(l.idx[i])
+		x, ok := streamValue(col, c.NewValue, l.idx[i])
 		if !ok {
 			return nil, false
-		}
-		if v.Null {
-			continue
-		}
-		x, err := extract.StreamValue(col, v.Text)
-		if err != nil {
-			return nil, false // read back: the query's value is the truth
 		}
 		vals[i] = x
 	}
 	return &extract.Row{Values: vals}, true
+}
+
+// streamValue is column j of a row version as col's value (nil for
+// NULL); false when the version lacks it or its text does not decode:
+// then the row is read back, and the query's value is the truth.
+func streamValue(col mapping.Column, version func(int) (replicate.Value, bool), j int) (any, bool) {
+	v, ok := version(j)
+	if !ok {
+		return nil, false
+	}
+	if v.Null {
+		return nil, true
+	}
+	x, err := extract.StreamValue(col, v.Text)
+	return x, err == nil
 }
 
 // keyRow is a row holding only the given columns of one version of a
@@ -124,15 +132,8 @@ func keyRow(c *replicate.Change, src *transform.Source, cols []mapping.Column, v
 		if j < 0 || pos < 0 || !extract.StreamDecodable(col, c.Rel.Columns[j].TypeOID) {
 			return nil, false
 		}
-		v, ok := version(j)
+		x, ok := streamValue(col, version, j)
 		if !ok {
-			return nil, false
-		}
-		if v.Null {
-			continue
-		}
-		x, err := extract.StreamValue(col, v.Text)
-		if err != nil {
 			return nil, false
 		}
 		row.Values[pos] = x
