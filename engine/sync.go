@@ -491,7 +491,9 @@ func Sync(ctx context.Context, cfg SyncConfig) (_ *SyncResult, err error) {
 	}
 	// The table may have changed since the load (a resumed sync): it must
 	// still exist and fit the mapping.
-	if _, err := (&tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig()}).Open(ctx); err != nil {
+	// Its capacity is where each round's writer starts (run's does too).
+	target := &tableTarget{client: cfg.DynamoDB, cfg: cfg.writerConfig()}
+	if _, err := target.Open(ctx); err != nil {
 		return res, err
 	}
 	// The stream renders items with the shard counts the load used.
@@ -524,7 +526,8 @@ func Sync(ctx context.Context, cfg SyncConfig) (_ *SyncResult, err error) {
 		return res, err
 	}
 	log.Info("streaming", "slot", cfg.Slot, "from", slot.ConfirmedFlush.String())
-	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush, schema: schema}
+	a := &applier{cfg: cfg, log: log, ss: ss, stream: stream, conn: conn, start: start, confirmed: slot.ConfirmedFlush, schema: schema,
+		capacity: target.cfg.Capacity}
 	err = a.run(ctx)
 	res.Final, res.CaughtUp = a.status(ctx, true), a.caughtUp
 	if a.caughtUp {

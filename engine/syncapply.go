@@ -64,6 +64,9 @@ type applier struct {
 	// change is being followed.
 	schema    []extract.TableSchema
 	following bool
+	// capacity is what the table takes at once (load.CapacityOf): where
+	// each round's writer starts, instead of unlimited.
+	capacity load.TableCapacity
 
 	// counts
 	txns, changes, puts, deletes, rounds atomic.Int64
@@ -432,6 +435,16 @@ func (a *applier) write(ctx context.Context, items []contract.Item) error {
 	return a.recordWrite(st, err)
 }
 
+// writerConfig is the sync's writer configuration, starting at the
+// table's capacity unless the caller gave one.
+func (a *applier) writerConfig() load.Config {
+	c := a.cfg.writerConfig()
+	if c.Capacity == (load.TableCapacity{}) {
+		c.Capacity = a.capacity
+	}
+	return c
+}
+
 // writeItems writes items and returns once each is acknowledged; it
 // changes nothing of the applier (a round is written while the next is
 // resolved).
@@ -439,7 +452,7 @@ func (a *applier) writeItems(ctx context.Context, items []contract.Item) (contra
 	if len(items) == 0 {
 		return contract.Stats{}, nil
 	}
-	w, err := load.NewWriter(a.cfg.DynamoDB, a.cfg.writerConfig())
+	w, err := load.NewWriter(a.cfg.DynamoDB, a.writerConfig())
 	if err != nil {
 		return contract.Stats{}, err
 	}
@@ -730,7 +743,7 @@ func (a *applier) renderOnce(ctx context.Context, xids []uint32, sources []*tran
 				for _, it := range its {
 					items = append(items, contract.Item{Attrs: it.Attrs, Origin: contract.Origin{Entity: it.Entity, Table: it.Table, SourceKey: it.SourceKey}})
 				}
-				if len(items) >= 10*load.MaxBatchItems*a.cfg.writerConfig().Concurrency {
+				if len(items) >= 10*load.MaxBatchItems*a.writerConfig().Concurrency {
 					if err := flush(); err != nil {
 						return err
 					}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgdynamo/migrate/internal/replicate"
+	"github.com/pgdynamo/migrate/load"
 )
 
 func TestSees(t *testing.T) {
@@ -105,5 +106,20 @@ func TestRetryingTransientSourceErrors(t *testing.T) {
 	err = a.retrying(t.Context(), "a test", func(try int) error { tries = try; return deadlock })
 	if !errors.Is(err, deadlock) || tries != retryAttempts {
 		t.Errorf("deadlocks every time: err %v after %d tries, want it after %d", err, tries, retryAttempts)
+	}
+}
+
+// TestSyncWriterStartsAtCapacity: each round's writer starts at what the
+// table takes at once (as run's does), unless the caller set a capacity.
+func TestSyncWriterStartsAtCapacity(t *testing.T) {
+	table := load.TableCapacity{WCU: 3000, MaxWCU: 3000}
+	a := &applier{capacity: table}
+	if got := a.writerConfig().Capacity; got != table {
+		t.Errorf("writer starts at %+v, want the table's %+v", got, table)
+	}
+	own := load.TableCapacity{WCU: 50}
+	a.cfg.Writer.Capacity = own
+	if got := a.writerConfig().Capacity; got != own {
+		t.Errorf("writer starts at %+v, want the caller's %+v", got, own)
 	}
 }
