@@ -16,7 +16,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pgdynamo/migrate/internal/ddbvalue"
-	"github.com/pgdynamo/migrate/internal/diff"
 )
 
 // Values of Config.Compression, and the names ImportTable gives them.
@@ -36,11 +35,12 @@ var extension = map[string]string{CompressionGzip: ".json.gz", CompressionZstd: 
 // {"Item":{...}} and a newline, and returns it with the SHA-256 of the
 // item's canonical JSON (diff.Hash, what verify sums). The canonical form
 // (attributes and sets sorted, numbers canonical) makes files of the same
-// items identical byte for byte.
-func appendLine(dst []byte, attrs map[string]types.AttributeValue) ([]byte, [32]byte) {
+// items identical byte for byte; enc writes it (diff.AppendCanonical's
+// bytes) without sorting the names of every item.
+func appendLine(enc *ddbvalue.CanonicalEncoder, dst []byte, attrs map[string]types.AttributeValue) ([]byte, [32]byte) {
 	dst = append(dst, `{"Item":`...)
 	start := len(dst)
-	dst = diff.AppendCanonical(dst, attrs)
+	dst = enc.AppendItem(dst, attrs)
 	sum := sha256.Sum256(dst[start:])
 	return append(dst, "}\n"...), sum
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/ddbvalue"
 	"github.com/pgdynamo/migrate/internal/diff"
 	"github.com/pgdynamo/migrate/internal/tableconf"
 	"github.com/pgdynamo/migrate/load"
@@ -329,6 +330,11 @@ func (t *Target) resumePoint(records []partRecord, done map[string]int64) (int, 
 		want, t.st.where(), sum))
 }
 
+// ReadsOriginKey tells the engine that the target reads an item's source
+// row key through Origin.Key, only for the items it reports, and tells rows
+// apart by Origin.Row: the engine then formats no key for every row.
+func (t *Target) ReadsOriginKey() bool { return true }
+
 // Open says which target this is. Start has already checked the
 // destination.
 func (t *Target) Open(context.Context) (contract.TargetInfo, error) {
@@ -359,8 +365,12 @@ type writeState struct {
 	bytes int
 	ranks map[uint64]int
 	// rowStart is where the current source row's lines begin in block.
-	rowStart         int
+	rowStart int
+	// The source row of the last item: its table and the engine's row
+	// (compared by identity: the engine's rows are pointers), or its key
+	// where the item has no Row.
 	lastTable, lastK string
+	lastRow          interface{ SourceKey() string }
 	file             *openFile
 	stats            contract.Stats
 	itemErrs         []error
@@ -470,8 +480,9 @@ func (t *Target) encodeAhead(ctx context.Context, items <-chan contract.Item, n 
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
+			var enc ddbvalue.CanonicalEncoder
 			for c := range work {
-				t.encode(c)
+				t.encode(c, &enc)
 				close(c.done)
 			}
 		})
@@ -530,7 +541,7 @@ func (t *Target) encodeAhead(ctx context.Context, items <-chan contract.Item, n 
 }
 
 // encode measures and encodes a chunk's items, their lines in one buffer.
-func (t *Target) encode(c *chunk) {
+func (t *Target) encode(c *chunk, enc *ddbvalue.CanonicalEncoder) {
 	// The buffer's size from the items' (their canonical JSON adds names'
 	// quotes and type tags, some 12 bytes an attribute): one allocation,
 	// rarely two.
@@ -548,7 +559,7 @@ func (t *Target) encode(c *chunk) {
 			continue
 		}
 		start := len(buf)
-		buf, e.sum = appendLine(buf, e.it.Attrs)
+		buf, e.sum = appendLine(enc, buf, e.it.Attrs)
 		e.data = buf[start:len(buf):len(buf)] // earlier lines stay valid when buf grows
 		e.pkHash = keyHash(e.it.Attrs[pk])
 	}
@@ -592,8 +603,8 @@ func (w *writeState) consume(chunks <-chan *chunk) error {
 func (w *writeState) add(e *encoded) error {
 	cfg := &w.t.cfg
 	it := e.it
-	if it.Origin.Table != w.lastTable || it.Origin.SourceKey != w.lastK {
-		w.lastTable, w.lastK = it.Origin.Table, it.Origin.SourceKey
+	if it.Origin.Table != w.lastTable || it.Origin.Row != w.lastRow || it.Origin.SourceKey != w.lastK {
+		w.lastTable, w.lastRow, w.lastK = it.Origin.Table, it.Origin.Row, it.Origin.SourceKey
 		if w.blockFull() {
 			if err := w.flushBlock(len(w.block)); err != nil {
 				return err

@@ -77,7 +77,8 @@ func richItem() map[string]types.AttributeValue {
 func TestLineRoundTrip(t *testing.T) {
 	t.Parallel()
 	item := richItem()
-	line, sum := appendLine(nil, item)
+	enc := new(ddbvalue.CanonicalEncoder)
+	line, sum := appendLine(enc, nil, item)
 	if !bytes.HasPrefix(line, []byte(`{"Item":{`)) || !bytes.HasSuffix(line, []byte("}}\n")) || bytes.Count(line, []byte("\n")) != 1 {
 		t.Fatalf("line %q is not one {\"Item\":...} line", line)
 	}
@@ -99,7 +100,10 @@ func TestLineRoundTrip(t *testing.T) {
 		t.Errorf("round trip changed the item:\n%s", line)
 	}
 	// The same item gives the same bytes, whatever the map order.
-	again, _ := appendLine(nil, back)
+	again, _ := appendLine(enc, nil, back) // in the order enc remembers
+	if want := diff.AppendCanonical([]byte(`{"Item":`), item); !bytes.Equal(line, append(want, "}\n"...)) {
+		t.Errorf("line %s, canonical JSON %s", line, want)
+	}
 	if !bytes.Equal(line, again) {
 		t.Errorf("not deterministic:\n%s\n%s", line, again)
 	}
