@@ -223,6 +223,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 	if _, err := export.ParseWhere(o.to); err != nil {
 		return usageError{err}
 	}
+	gcHolds(o.fileSizeBytes())
 	prog := newProgress(g, o.quiet)
 	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "export"})
 	if err != nil {

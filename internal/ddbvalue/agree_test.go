@@ -196,6 +196,12 @@ func consume(t *testing.T, av types.AttributeValue) {
 		t.Errorf("AppendItem size %d, %v; want %d", wireSize, err, want)
 	}
 	canonical := ddbvalue.AppendCanonicalItem(nil, item)
+	var enc ddbvalue.CanonicalEncoder
+	for range 2 { // the second time from its remembered order
+		if got := enc.AppendItem(nil, item); !bytes.Equal(got, canonical) {
+			t.Errorf("CanonicalEncoder: %s, AppendCanonicalItem %s", got, canonical)
+		}
+	}
 	viaMaps, err := json.Marshal(transform.JSONItem(item))
 	if err != nil {
 		t.Fatal(err)

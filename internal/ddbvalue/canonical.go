@@ -138,3 +138,62 @@ func canonicalValue(av types.AttributeValue) types.AttributeValue {
 	}
 	return av
 }
+
+// CanonicalEncoder appends items' canonical JSON, the bytes of
+// AppendCanonicalItem, remembering the sorted attribute names of the items
+// it encoded: the items of one entity mostly have the same names, and
+// walking each item's map for its names and sorting them was half of
+// encoding it. An item whose names are a remembered list (same length,
+// every name present) is encoded in that order by lookups alone. The zero
+// value is ready; one per goroutine (it is not safe for concurrent use).
+type CanonicalEncoder struct {
+	orders [canonicalOrders][]string
+	next   int // the slot the next new list takes, round robin
+}
+
+// canonicalOrders is how many name lists an encoder remembers: an entity
+// or two per source table, and a few variants of each (attributes left
+// out when NULL).
+const canonicalOrders = 32
+
+// AppendItem appends m's canonical JSON, as AppendCanonicalItem does.
+func (e *CanonicalEncoder) AppendItem(dst []byte, m map[string]types.AttributeValue) []byte {
+	for _, names := range e.orders {
+		if len(names) != len(m) || names == nil {
+			continue
+		}
+		if out, ok := appendInOrder(dst, names, m); ok {
+			return out
+		}
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	e.orders[e.next] = names
+	e.next = (e.next + 1) % canonicalOrders
+	out, _ := appendInOrder(dst, names, m)
+	return out
+}
+
+// appendInOrder appends m's attributes in the order of names, sorted and
+// as many as m has, and reports whether m has all of them (then they are
+// all of m's); if not, dst comes back as it was.
+func appendInOrder(dst []byte, names []string, m map[string]types.AttributeValue) ([]byte, bool) {
+	start := len(dst)
+	dst = append(dst, '{')
+	for i, k := range names {
+		v, ok := m[k]
+		if !ok {
+			return dst[:start], false
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendStdString(dst, k)
+		dst = append(dst, ':')
+		dst = appendCanonicalValue(dst, v)
+	}
+	return append(dst, '}'), true
+}

@@ -77,7 +77,8 @@ func richItem() map[string]types.AttributeValue {
 func TestLineRoundTrip(t *testing.T) {
 	t.Parallel()
 	item := richItem()
-	line, sum := appendLine(nil, item)
+	enc := new(ddbvalue.CanonicalEncoder)
+	line, sum := appendLine(enc, nil, item)
 	if !bytes.HasPrefix(line, []byte(`{"Item":{`)) || !bytes.HasSuffix(line, []byte("}}\n")) || bytes.Count(line, []byte("\n")) != 1 {
 		t.Fatalf("line %q is not one {\"Item\":...} line", line)
 	}
@@ -99,7 +100,10 @@ func TestLineRoundTrip(t *testing.T) {
 		t.Errorf("round trip changed the item:\n%s", line)
 	}
 	// The same item gives the same bytes, whatever the map order.
-	again, _ := appendLine(nil, back)
+	again, _ := appendLine(enc, nil, back) // in the order enc remembers
+	if want := diff.AppendCanonical([]byte(`{"Item":`), item); !bytes.Equal(line, append(want, "}\n"...)) {
+		t.Errorf("line %s, canonical JSON %s", line, want)
+	}
 	if !bytes.Equal(line, again) {
 		t.Errorf("not deterministic:\n%s\n%s", line, again)
 	}
@@ -640,5 +644,96 @@ func TestSelectSharesFiles(t *testing.T) {
 	empty := &Source{Manifest: &Manifest{}}
 	if err := empty.Select(2, 3); err != nil {
 		t.Errorf("Select(2, 3) of no files: %v", err)
+	}
+}
+
+// testRow is a source row as the engine gives it: a pointer in
+// Origin.Row, its key formatted only when asked for.
+type testRow struct{ key string }
+
+func (r *testRow) SourceKey() string { return r.key }
+
+// Line buffers are reused once their lines are written, skipped or
+// refused: items fed one at a time (chunks of an item or two, so many
+// buffers), with duplicates skipped and items refused among them, come
+// back exactly as the accepted items; and rows told apart by Origin.Row
+// alone are never split between files.
+func TestTargetLineBuffersAndRows(t *testing.T) {
+	t.Parallel()
+	b := newLocal(t)
+	tgt := b.target(t, func(c *TargetConfig) {
+		c.Compression, c.FileSize, c.BlockItems, c.OnDuplicate = CompressionNone, 20_000, 50, load.OnDuplicateSkip
+	})
+	var st settle
+	if err := tgt.Start(t.Context(), st.start()); err != nil {
+		t.Fatal(err)
+	}
+	in := items(6000, 40, &st)
+	var want diff.Sum
+	rows := map[string]*testRow{}
+	dups, refused := 0, 0
+	for i := range in {
+		it := &in[i]
+		key := it.Origin.SourceKey
+		if rows[key] == nil {
+			rows[key] = &testRow{key: key}
+		}
+		it.Origin.SourceKey, it.Origin.Row = "", rows[key]
+		switch row := i / 3; {
+		case i%3 == 2 && row%7 == 0: // the row's second order has its first's key
+			it.Attrs["SK"] = in[i-1].Attrs["SK"]
+			dups++
+			continue
+		case i%3 == 0 && row%11 == 0:
+			it.Attrs["SK"] = s(strings.Repeat("k", 1025))
+			refused++
+			continue
+		}
+		h, _ := diff.Hash(it.Attrs)
+		want.Add(h)
+	}
+	ch := make(chan contract.Item) // unbuffered: the encoders get an item or two at a time
+	go func() {
+		defer close(ch)
+		for _, it := range in {
+			ch <- it
+		}
+	}()
+	stats, err := tgt.Write(t.Context(), ch)
+	if !errors.Is(err, load.ErrKeyTooLong) {
+		t.Fatalf("Write: %v, want the refused keys", err)
+	}
+	if st.failed != refused || st.acked != len(in)-refused || stats.Duplicates != int64(dups) {
+		t.Fatalf("failed %d, acked %d, duplicates %d; want %d, %d, %d", st.failed, st.acked, stats.Duplicates, refused, len(in)-refused, dups)
+	}
+	if len(tgt.Files()) < 10 {
+		t.Fatalf("%d files, want many", len(tgt.Files()))
+	}
+	_, got := readAll(t, b, tgt)
+	var back diff.Sum
+	for _, it := range got {
+		h, _ := diff.Hash(it)
+		back.Add(h)
+	}
+	if back != want || len(got) != len(in)-dups-refused {
+		t.Fatalf("read back %d items, want %d; same items: %v", len(got), len(in)-dups-refused, back == want)
+	}
+	// Every row's items are in one file.
+	src, err := Open(t.Context(), b.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileOf := map[string]string{}
+	for _, f := range src.Files() {
+		for it, err := range src.Items(t.Context(), f.Name, 0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			pk := it.Attrs["PK"].(*types.AttributeValueMemberS).Value
+			if prev, ok := fileOf[pk]; ok && prev != f.Name {
+				t.Fatalf("row %s is split between %s and %s", pk, prev, f.Name)
+			}
+			fileOf[pk] = f.Name
+		}
 	}
 }
