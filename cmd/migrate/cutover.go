@@ -13,19 +13,19 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/report"
-	"github.com/pgdynamo/migrate/load"
 )
 
 func init() { register(newCutoverCmd) }
 
 type cutoverOpts struct {
-	mapping, pg, table, endpoint, region string
-	slot, publication, state             string
-	quiet                                time.Duration
-	sample                               float64
-	wait                                 time.Duration
-	drop                                 bool
-	calls                                callFlags
+	sourceFlags
+	targetFlags
+	slot, publication, state string
+	quiet                    time.Duration
+	sample                   float64
+	wait                     time.Duration
+	drop                     bool
+	calls                    callFlags
 }
 
 func newCutoverCmd(g *globals) *cobra.Command {
@@ -52,15 +52,14 @@ publication, which releases the WAL they hold.
 Exit codes: 0 go, 1 failed, 2 usage or setup problem (no slot, the sync still
 running), 3 no-go, 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, _ = pgURLFrom(o.pg)
 			switch {
 			case o.mapping == "":
 				return usagef("cutover: a mapping file is required (the argument or --mapping)")
 			case o.pg == "":
-				return usagef("cutover: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+				return errNoPG("cutover")
 			case o.quiet <= 0:
 				return usagef("cutover: --quiet-period must be positive")
 			case o.sample <= 0 || o.sample > 1:
@@ -75,11 +74,8 @@ running), 3 no-go, 130 interrupted.`,
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "")
 	f.StringVar(&o.slot, "slot", "", "the sync's replication slot (default migrate_<table>)")
 	f.StringVar(&o.publication, "publication", "", "the sync's publication (default migrate_<table>)")
 	f.StringVar(&o.state, "state", "", "the sync's state file (default .migrate/<table>.state.json)")
@@ -98,7 +94,7 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	}
 	table := cmp.Or(o.table, m.Table)
 	slot, pub := syncNames(syncOpts{slot: o.slot, publication: o.publication}, table)
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger))
+	client, err := o.client(ctx, o.calls, 0, g.logger)
 	if err != nil {
 		return err
 	}

@@ -52,8 +52,7 @@ func (o *s3Flags) store(ctx context.Context, g *globals, where, region string, u
 }
 
 type exportOpts struct {
-	mapping     string
-	pg          string
+	sourceFlags
 	table       string
 	to          string
 	compression string
@@ -73,13 +72,11 @@ type exportOpts struct {
 	partSizeMB  int64
 	uploadParts int
 
-	quiet       bool
-	summaryJSON string
-	par         readerFlags
-	metrics     metricsOpts
-	profiles    profiles
+	outputFlags
+	par      readerFlags
+	metrics  metricsOpts
+	profiles profiles
 
-	pgFrom        string
 	rejectFileSet bool
 	maxRejectsSet bool
 }
@@ -89,7 +86,7 @@ func (o *exportOpts) validate() error {
 	case o.mapping == "":
 		return usagef("export: a mapping file is required (the argument, --mapping or $%s)", envMapping)
 	case o.pg == "":
-		return usagef("export: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("export")
 	case o.to == "":
 		return usagef("export: --to is required: a directory or s3://bucket/prefix")
 	case o.compression != export.CompressionGzip && o.compression != export.CompressionZstd && o.compression != export.CompressionNone:
@@ -162,10 +159,9 @@ computes. Then: migrate import (a new table), or migrate run --from-export
 Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 130 interrupted (resumable).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			f := cmd.Flags()
 			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
 			if err := o.validate(); err != nil {
@@ -174,19 +170,11 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 			if err := o.metrics.validate("export"); err != nil {
 				return err
 			}
-			if err := o.profiles.start(); err != nil {
-				return err
-			}
-			err := runExport(cmd.Context(), g, o, cmd)
-			if perr := o.profiles.stop(); perr != nil {
-				err = errors.Join(err, perr)
-			}
-			return err
+			return o.profiles.profiled(func() error { return runExport(cmd.Context(), g, o, cmd) })
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	o.sourceFlags.register(cmd)
 	f.StringVar(&o.to, "to", "", "destination: a directory, or s3://bucket/prefix")
 	f.StringVar(&o.table, "table", "", "table named in the manifest, the default of import (default: the mapping's table)")
 	f.StringVar(&o.compression, "compression", export.CompressionGzip, "gzip, zstd or none")
@@ -202,12 +190,10 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 	f.StringVar(&o.region, "region", "", "AWS region of the bucket (default: AWS configuration, e.g. $AWS_REGION)")
 	f.Int64Var(&o.partSizeMB, "part-size", 8, "MiB per uploaded part of a file (S3)")
 	f.IntVar(&o.uploadParts, "upload-concurrency", 4, "parts of a file uploaded at a time (S3); memory is about part size x (this + 1)")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
-	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the run's summary as JSON to this file")
+	o.outputFlags.register(f, "no progress bars or progress log lines", "also write the run's summary as JSON to this file")
 	o.par.register(f)
 	o.metrics.register(f, false)
-	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the export to this file (go tool pprof)")
-	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the export (go tool pprof)")
+	o.profiles.register(f, "export")
 	return cmd
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/load"
 )
 
 // Values of --compare.
@@ -19,9 +18,8 @@ const (
 
 // compareFlags are the flags plan and verify share.
 type compareFlags struct {
-	mapping, pg, table  string
-	pgFrom              string // where pg came from: "flag" or the environment variable's name
-	endpoint, region    string
+	sourceFlags
+	targetFlags
 	compare             string
 	segments            int
 	concurrency         int
@@ -64,12 +62,9 @@ table) and compared in one streaming merge.`
 // only get reads use), for the commands that can read either way.
 func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool) {
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
 	o.compare = compareScan
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "")
 	f.IntVar(&o.segments, "segments", engine.DefaultSegments, "parallel Scan segments")
 	if withCompare {
 		f.StringVar(&o.compare, "compare", compareScan, "how to read the target: scan or get (read costs below)")
@@ -96,7 +91,7 @@ func (o *compareFlags) validate(cmd string) error {
 	case o.mapping == "":
 		return usagef("%s: --mapping is required", cmd)
 	case o.pg == "":
-		return usagef("%s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", cmd)
+		return errNoPG(cmd)
 	case o.compare != compareScan && o.compare != compareGet:
 		return usagef("%s: --compare must be scan or get, not %q", cmd, o.compare)
 	case o.segments < 1 || o.segments > 1_000_000:
@@ -113,9 +108,7 @@ func (o *compareFlags) validate(cmd string) error {
 		return usagef("%s: --color must be auto, always or never, not %q", cmd, o.color)
 	}
 	return checks(
-		checkTable(cmd, "--table", o.table),
-		checkDynamoDBEndpoint(cmd, o.endpoint),
-		checkRegion(cmd, o.region),
+		o.targetFlags.validate(cmd),
 		checkPostgres(cmd, o.pg, o.pgFrom),
 		checkDir(cmd, "--temp-dir", o.tempDir),
 		checkOutput(cmd, "--html", o.html),
@@ -149,7 +142,7 @@ func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareCo
 	if err != nil {
 		return engine.CompareConfig{}, err
 	}
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, max(o.concurrency, o.segments), g.logger))
+	client, err := o.client(ctx, o.calls, max(o.concurrency, o.segments), g.logger)
 	if err != nil {
 		return engine.CompareConfig{}, err
 	}

@@ -11,19 +11,18 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
-	"github.com/pgdynamo/migrate/load"
 )
 
 func init() { register(newImportCmd) }
 
 type importOpts struct {
-	from, mapping, table string
-	endpoint, region     string
-	s3                   s3Flags
-	dryRun               bool
-	poll                 time.Duration
-	summaryJSON          string
-	calls                callFlags
+	targetFlags
+	from, mapping string
+	s3            s3Flags
+	dryRun        bool
+	poll          time.Duration
+	summaryJSON   string
+	calls         callFlags
 }
 
 func newImportCmd(g *globals) *cobra.Command {
@@ -62,10 +61,8 @@ number of items than the export holds, or the table exists; 2 usage;
 			}
 			if err := checks(
 				checkWhere("import", "--from", o.from, true),
-				checkTable("import", "--table", o.table),
-				checkDynamoDBEndpoint("import", o.endpoint),
+				o.targetFlags.validate("import"),
 				checkS3Endpoint("import", o.s3.endpoint, o.from),
-				checkRegion("import", o.region),
 				checkOutput("import", "--summary-json", o.summaryJSON),
 				o.calls.validate("import"),
 			); err != nil {
@@ -77,9 +74,7 @@ number of items than the export holds, or the table exists; 2 usage;
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "", "the export: s3://bucket/prefix")
 	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.table, "table", "", "the table to create (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.targetFlags.register(f, "the table to create (default: the mapping's table)")
 	o.s3.register(f)
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the ImportTable request; call nothing")
 	f.DurationVar(&o.poll, "poll", export.DefaultPollEvery, "how often to ask DynamoDB how the import goes")
@@ -107,7 +102,7 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 				"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
 		}}
 	if !o.dryRun {
-		if cfg.DynamoDB, err = load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger)); err != nil {
+		if cfg.DynamoDB, err = o.client(ctx, o.calls, 0, g.logger); err != nil {
 			return err
 		}
 	}

@@ -49,7 +49,7 @@ type initOpts struct {
 
 func (o *initOpts) validate() error {
 	if o.pg == "" {
-		return usagef("init: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("init")
 	}
 	if o.table != "" {
 		if msg := mapping.TableNameProblem("table", o.table); msg != "" {
@@ -108,7 +108,7 @@ validate and plan, and after run, prove.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	f.StringVar(&o.pg, "pg", "", pgUsage)
 	f.StringVar(&o.schema, "schema", mapping.DefaultSchema, "PostgreSQL schema to draft")
 	f.StringSliceVar(&o.tables, "tables", nil, "draft only these tables (comma-separated; default every table but migration history)")
 	f.StringVar(&o.table, "table", "", "target DynamoDB table name (default: the database's name)")

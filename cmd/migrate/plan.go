@@ -87,10 +87,9 @@ problems that would make run fail (row errors, duplicate keys, items over
 400 KB); 2 usage or mapping errors. With --detailed-exitcode (for CI):
 0 no changes, 2 changes (creates, changes or stale items), 1 any error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.validate(); err != nil {
 				return err
 			}

@@ -44,10 +44,9 @@ per index it is in.
 
 Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.compareFlags.validate("prune"); err != nil {
 				return err
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
@@ -20,11 +19,11 @@ import (
 func init() { register(newQueryCmd) }
 
 type queryOpts struct {
+	targetFlags
 	mapping, state   string
-	table, index     string
+	index            string
 	pk, skPrefix     string
 	skFrom, skTo     string
-	endpoint, region string
 	desc, consistent bool
 	limit            int32
 	attributes       []string
@@ -68,10 +67,8 @@ prove asks it.
 				return usagef("query: --attributes has an empty name: %q", strings.Join(o.attributes, ","))
 			}
 			if err := checks(
-				checkTable("query", "--table", o.table),
+				o.targetFlags.validate("query"),
 				checkTable("query", "--index", o.index),
-				checkDynamoDBEndpoint("query", o.endpoint),
-				checkRegion("query", o.region),
 			); err != nil {
 				return err
 			}
@@ -81,7 +78,6 @@ prove asks it.
 	f := cmd.Flags()
 	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.state, "state", "", "state file with the run's computed shard counts (default .migrate/<table>.state.json)")
-	f.StringVar(&o.table, "table", "", "table name (default: the mapping's table)")
 	f.StringVar(&o.index, "index", "", "secondary index to query")
 	f.StringVar(&o.pk, "pk", "", "partition key value (of one shard, or, with a mapping, without the shard)")
 	f.StringVar(&o.skPrefix, "sk-prefix", "", "only items whose sort key begins with this")
@@ -95,8 +91,7 @@ prove asks it.
 	f.StringVar(&o.pattern, "pattern", "", "run this access pattern of the mapping (with --param)")
 	f.StringArrayVar(&o.params, "param", nil, "a parameter of --pattern, name=value (repeatable)")
 	o.calls.register(f, true)
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.targetFlags.register(f, "table name (default: the mapping's table)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "dynamodb-json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("index", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		// The mapping's indexes, when the mapping is known.
@@ -161,7 +156,7 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		}
 	}
 	ctx := cmd.Context()
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 1, g.logger))
+	client, err := o.client(ctx, o.calls, 1, g.logger)
 	if err != nil {
 		return err
 	}
@@ -230,7 +225,7 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 		}
 	}
 	ctx := cmd.Context()
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 1, g.logger))
+	client, err := o.client(ctx, o.calls, 1, g.logger)
 	if err != nil {
 		return err
 	}

@@ -20,27 +20,17 @@ import (
 	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/report"
-	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
 func init() { register(newSyncCmd) }
 
 type syncOpts struct {
-	mapping     string
-	pg          string
-	table       string
-	endpoint    string
-	region      string
+	sourceFlags
+	targetFlags
+	writerFlags
 	createTable bool
-	concurrency int
-	sdkCalls    bool
-	maxWCU      float64
-	minWCU      float64
-
-	maxBatchElapsed time.Duration
-	calls           callFlags // --call-timeout
-	state           string
+	state       string
 
 	slot, publication string
 	maxFanout         int
@@ -48,23 +38,20 @@ type syncOpts struct {
 	untilCaughtUp     bool
 	drop              bool
 	statusEvery       time.Duration
-	quiet             bool
-	summaryJSON       string
-	metrics           metricsOpts
-	maxSlotWAL        string
-
-	pgFrom string
+	outputFlags
+	metrics    metricsOpts
+	maxSlotWAL string
 }
 
 func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.pg == "" {
-		return usagef("sync: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("sync")
 	}
 	if o.mapping == "" && !(onlyDrop && o.slot != "" && o.publication != "") {
 		return usagef("sync: --mapping is required (--drop alone needs it, or both --slot and --publication)")
 	}
-	if o.concurrency < 1 {
-		return usagef("sync: --concurrency must be at least 1")
+	if err := o.validateConcurrency("sync"); err != nil {
+		return err
 	}
 	if o.maxWCU < 0 || o.minWCU < 0 {
 		return usagef("sync: --max-wcu and --min-wcu must not be negative")
@@ -72,8 +59,8 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.maxWCU > 0 && o.minWCU > o.maxWCU {
 		return usagef("sync: --min-wcu must not be above --max-wcu")
 	}
-	if o.maxBatchElapsed < 0 {
-		return usagef("sync: --max-batch-elapsed must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
+	if err := o.validateElapsed("sync"); err != nil {
+		return err
 	}
 	if o.maxFanout < -1 {
 		return usagef("sync: --max-fanout must be -1 (no bound), 0 (the default, %d) or more", engine.DefaultMaxFanout)
@@ -101,12 +88,9 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 		}
 	}
 	return checks(
-		checkTable("sync", "--table", o.table),
-		checkDynamoDBEndpoint("sync", o.endpoint),
-		checkRegion("sync", o.region),
+		o.targetFlags.validate("sync"),
 		checkPostgres("sync", o.pg, o.pgFrom),
-		checkFinite("sync", "--max-wcu", o.maxWCU),
-		checkFinite("sync", "--min-wcu", o.minWCU),
+		o.validateFinite("sync"),
 		checkOutput("sync", "--summary-json", o.summaryJSON),
 	)
 }
@@ -139,10 +123,9 @@ deletes and key changes need (validate --pg --for-sync checks them).
 Exit codes: 0 caught up (--until-caught-up) or dropped, 1 failed, 2 usage or
 mapping or source setup problem, 130 interrupted (run again to continue).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			onlyDrop := o.drop && !o.untilCaughtUp
 			if err := o.validate(onlyDrop); err != nil {
 				return err
@@ -151,18 +134,11 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing")
-	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls")
-	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, sdkMiddlewareUsage)
-	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second (0 = no cap)")
-	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer (0 = %d)", load.DefaultMinWCU))
-	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before sync stops (0 = %v)", load.DefaultMaxBatchElapsed))
-	o.calls.register(f, false)
+	o.writerFlags.register(f, "parallel BatchWriteItem calls", "cap on write units per second (0 = no cap)",
+		"floor below which throttling never slows the writer", "sync stops")
 	f.StringVar(&o.state, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
 	f.StringVar(&o.slot, "slot", "", "replication slot to create or reuse (default migrate_<table>)")
 	f.StringVar(&o.publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
@@ -171,8 +147,7 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every transaction committed when the check began is applied (the cutover step)")
 	f.BoolVar(&o.drop, "drop", false, "remove the slot and the publication (after catching up, with --until-caught-up)")
 	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
-	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the outcome as JSON to this file")
+	o.outputFlags.register(f, "no progress bars, no status lines (the slot's name and the end are still printed)", "also write the outcome as JSON to this file")
 	o.metrics.register(f, true)
 	cmd.AddCommand(newSyncStatusCmd(g))
 	f.StringVar(&o.maxSlotWAL, "max-slot-wal", "", "guard the source's disk: warn at 80% and, once the slot holds this much WAL (e.g. 20GiB), stop and drop the slot (default: no limit)")
@@ -207,8 +182,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	slot, pub := syncNames(o, table)
 	again := syncCommand(flags, o.pgFrom, slot, pub, false)
 	dropCmd := syncCommand(flags, o.pgFrom, slot, pub, true)
-	o.calls.maxElapsed = o.maxBatchElapsed
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, o.concurrency, g.logger))
+	client, err := o.writerFlags.client(ctx, o.targetFlags, g.logger)
 	if err != nil {
 		return err
 	}
@@ -224,11 +198,8 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	}
 	cfg := engine.SyncConfig{
 		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
-		Writer: load.Config{
-			Concurrency: o.concurrency, SDKMiddleware: o.sdkCalls, MaxWCU: o.maxWCU, MinWCU: o.minWCU, MaxBatchElapsed: o.maxBatchElapsed,
-			CallTimeout: o.calls.callTimeout,
-		},
-		Slot: slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
+		Writer: o.writerFlags.config(),
+		Slot:   slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
 		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
 		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.logger,
 	}

@@ -16,10 +16,11 @@ import (
 )
 
 type syncStatusOpts struct {
-	mapping, pg, table string
-	slot, publication  string
-	state              string
-	format             string
+	sourceFlags
+	table             string
+	slot, publication string
+	state             string
+	format            string
 }
 
 func newSyncStatusCmd(g *globals) *cobra.Command {
@@ -36,12 +37,11 @@ the initial load's checkpoint. It writes nothing.
 
 Exit codes: 0 the slot exists, 1 failed, 2 usage, 3 there is no slot.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, _ = pgURLFrom(o.pg)
 			if o.pg == "" {
-				return usagef("sync status: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+				return errNoPG("sync status")
 			}
 			if o.format != "text" && o.format != "json" {
 				return usagef("sync status: --format must be text or json, not %q", o.format)
@@ -66,9 +66,8 @@ Exit codes: 0 the slot exists, 1 failed, 2 usage, 3 there is no slot.`,
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
+	o.register(cmd)
+	f.StringVar(&o.table, "table", "", tableUsage)
 	f.StringVar(&o.slot, "slot", "", "replication slot (default migrate_<table>)")
 	f.StringVar(&o.publication, "publication", "", "publication (default migrate_<table>)")
 	f.StringVar(&o.state, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")

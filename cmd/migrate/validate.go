@@ -76,7 +76,7 @@ other entities for duplicates, in bounded memory and on disk.`,
 		},
 	}
 	addMappingFlag(cmd, &o.mapping)
-	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	cmd.Flags().StringVar(&o.pg, "pg", "", pgUsage)
 	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
 }

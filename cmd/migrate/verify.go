@@ -73,10 +73,9 @@ sync keeps its initial load's counts), they may differ.
 Exit codes: 0 identical; 3 any difference (printed); 1 verify could not run;
 2 usage or mapping errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
