@@ -4,15 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/report"
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 func init() { register(newCutoverCmd) }
@@ -108,7 +105,7 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	if err != nil {
 		return err
 	}
-	printCutover(g.stdout, table, res)
+	_ = render.Cutover(g.stdout, table, res)
 	if !res.Go {
 		return exitError{code: exitDiffers}
 	}
@@ -117,65 +114,4 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	}
 	fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the source; once the application reads from DynamoDB, remove it with:\n  migrate sync --drop --mapping %s --slot %s --publication %s\n", slot, shellQuote(o.mapping), slot, pub)
 	return nil
-}
-
-func printCutover(w io.Writer, table string, res *engine.CutoverResult) {
-	fmt.Fprintf(w, "cutover of table %s (%s)\n", table, res.Elapsed.Round(time.Millisecond))
-	check := func(ok bool, format string, args ...any) {
-		mark := "ok  "
-		if !ok {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  [%s] %s\n", mark, fmt.Sprintf(format, args...))
-	}
-	check(true, "caught up with the source at %s, applying %d changes", res.CaughtUp, res.Applied)
-	var quiet int64
-	var byTable []string
-	for t, n := range res.QuietChanges {
-		quiet += n
-		byTable = append(byTable, fmt.Sprintf("%s: %d", t, n))
-	}
-	slices.Sort(byTable)
-	if quiet == 0 {
-		check(true, "no write to a mapped table during the %s quiet period (every change up to %s is in the table)", res.Quiet, res.Final)
-	} else {
-		check(false, "%d writes to mapped tables during the %s quiet period (%s); applied up to %s", quiet, res.Quiet, strings.Join(byTable, ", "), res.Final)
-	}
-	if len(res.Writers) == 0 {
-		check(true, "no session holds a write lock on a mapped table")
-	}
-	for _, wr := range res.Writers {
-		check(false, "write lock held: %s", wr)
-	}
-	if v := res.Verify; v != nil {
-		s := v.Summary
-		what := "every item"
-		if v.Sample < 1 {
-			what = fmt.Sprintf("a %.4g%% sample", v.Sample*100)
-		}
-		check(v.Identical, "verify (%s): %d expected, %d matching, %d missing, %d different, %d unexpected, %d problems",
-			what, s.Expected, s.Matching, s.Missing, s.Different, s.Unexpected, s.Problems)
-		if !v.Identical {
-			_ = report.VerifyText(indent{w}, v, report.TextOptions{})
-		}
-	}
-	if res.Go {
-		fmt.Fprintln(w, "GO: the table holds every change of the source, and the source takes no more writes")
-		return
-	}
-	fmt.Fprintln(w, "NO-GO:")
-	for _, r := range res.NoGo {
-		fmt.Fprintf(w, "  - %s\n", r)
-	}
-}
-
-// indent writes through w with every line indented.
-type indent struct{ w io.Writer }
-
-func (i indent) Write(p []byte) (int, error) {
-	s := strings.ReplaceAll(strings.TrimRight(string(p), "\n"), "\n", "\n      ")
-	if _, err := fmt.Fprintf(i.w, "      %s\n", s); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

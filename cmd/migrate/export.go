@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/metrics"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -228,7 +228,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 			Fresh:         o.fresh,
 			ResumeCommand: resume,
 			Observer:      observeRun(prog, mst),
-			Logger:        prog.logger,
+			Logger:        prog.Logger(),
 			Readers:       o.par.readers,
 			RangeRows:     o.par.rangeRows,
 		},
@@ -238,7 +238,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		FileSize:    o.fileSizeBytes(),
 		OnDuplicate: o.onDuplicate,
 	})
-	prog.stop(res != nil && res.Run.Status == engine.StatusComplete)
+	prog.Stop(res != nil && res.Run.Status == engine.StatusComplete)
 	if res == nil {
 		return err
 	}
@@ -249,47 +249,16 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 	case err != nil:
 		r.ExitCode = exitFailure
 	case r.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
-		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(r.AllRuns.Rejects), "reject"), r.RejectFile)
+		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", render.Plural(int(r.AllRuns.Rejects), "reject"), r.RejectFile)
 	}
-	printSummary(g.stdout, r)
-	printExport(g.stdout, res)
+	_ = render.RunSummary(g.stdout, r)
+	_ = render.Export(g.stdout, res)
 	if o.summaryJSON != "" {
-		if werr := writeSummaryJSON(o.summaryJSON, r); werr != nil {
+		if werr := render.WriteJSONFile(o.summaryJSON, r); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
 	return err
-}
-
-// printExport says what the export holds.
-func printExport(w io.Writer, res *engine.ExportResult) {
-	var items, bytes, raw int64
-	for _, f := range res.Files {
-		items, bytes, raw = items+f.Items, bytes+f.Bytes, raw+f.UncompressedBytes
-	}
-	fmt.Fprintf(w, "export: %s, %s items, %s stored (%s uncompressed) in %s\n",
-		plural(len(res.Files), "file"), thousands(items), mebibytes(bytes), mebibytes(raw), res.Location)
-	if res.Complete {
-		fmt.Fprintf(w, "manifest: %s/manifest.json, content hash %s\n", res.Location, res.ContentHash)
-	}
-}
-
-func mebibytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // fileSizeBytes reads --file-size.

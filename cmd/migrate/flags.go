@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -116,25 +114,6 @@ func (o *compareFlags) validate(cmd string) error {
 	)
 }
 
-// wantColor decides --color auto: a terminal, NO_COLOR unset, TERM not dumb.
-func wantColor(w io.Writer, mode string) bool {
-	switch mode {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // config opens the DynamoDB client and returns the engine's configuration
 // for these flags, with the mapping loaded.
 func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareConfig, error) {
@@ -159,15 +138,4 @@ func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareCo
 		Mode: o.compare, Segments: o.segments, Concurrency: o.concurrency, Consistency: consistency,
 		SortMemoryMB: o.sortMemoryMB, TempDir: o.tempDir, MaxDetails: maxDetails, Logger: g.logger,
 	}, nil
-}
-
-// writeReport renders to stdout in the chosen format.
-func writeReport(w io.Writer, format string, text, markdown, json func(io.Writer) error) error {
-	switch format {
-	case "markdown":
-		return markdown(w)
-	case "json":
-		return json(w)
-	}
-	return text(w)
 }

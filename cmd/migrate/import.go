@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 func init() { register(newImportCmd) }
@@ -108,71 +107,16 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 	}
 	res, err := export.Import(ctx, cfg)
 	if o.dryRun && res != nil {
-		data, err := requestJSON(res.Request)
-		if err != nil {
-			return err
-		}
-		_, err = g.stdout.Write(data)
-		return err
+		return render.RequestJSON(g.stdout, res.Request)
 	}
 	if res != nil && res.ARN != "" {
 		fmt.Fprintf(g.stdout, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
 			res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
 		if o.summaryJSON != "" {
-			if werr := writeJSONFile(o.summaryJSON, res); werr != nil && err == nil {
+			if werr := render.WriteJSONFile(o.summaryJSON, res); werr != nil && err == nil {
 				err = werr
 			}
 		}
 	}
 	return err
-}
-
-// requestJSON renders an SDK request as the API documents it: field
-// names as on the wire, unset fields left out.
-func requestJSON(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var tree any
-	if err := json.Unmarshal(data, &tree); err != nil {
-		return nil, err
-	}
-	data, err = json.MarshalIndent(dropNulls(tree), "", "  ")
-	return append(data, '\n'), err
-}
-
-func dropNulls(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if e == nil {
-				delete(v, k)
-				continue
-			}
-			v[k] = dropNulls(e)
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = dropNulls(e)
-		}
-	}
-	return v
-}
-
-// writeJSONFile writes v as indented JSON to path, through a temporary file
-// renamed into place.
-func writeJSONFile(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	return nil
 }

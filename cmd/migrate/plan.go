@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -117,9 +118,9 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	if err != nil {
 		return err
 	}
-	err = writeReport(g.stdout, o.format,
+	err = render.Report(g.stdout, o.format,
 		func(w io.Writer) error {
-			return report.Text(w, p, report.TextOptions{Color: wantColor(g.stdout, o.color)})
+			return report.Text(w, p, report.TextOptions{Color: render.WantColor(g.stdout, o.color)})
 		},
 		func(w io.Writer) error { return report.Markdown(w, p) },
 		func(w io.Writer) error { return report.JSON(w, p) })
@@ -133,7 +134,7 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 		g.logger.Info("plan: wrote HTML report", "file", o.html)
 	}
 	if p.Summary.Problems > 0 {
-		return fmt.Errorf("plan: %s: migrate run would fail", plural(int(p.Summary.Problems), "problem"))
+		return fmt.Errorf("plan: %s: migrate run would fail", render.Plural(int(p.Summary.Problems), "problem"))
 	}
 	if o.detailedExitCode && p.Summary.Create+p.Summary.Change+p.Summary.Stale > 0 {
 		return exitError{code: exitChanges}

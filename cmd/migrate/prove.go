@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/prove"
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 func init() { register(newProveCmd) }
@@ -134,7 +135,7 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if err != nil {
 		return err
 	}
-	printStateShards(g, "prove", written)
+	_ = render.StateShards(g.stderr, "prove", written)
 	cfg := prove.Config{Mapping: m, Table: o.table, Patterns: o.patterns, Samples: o.samples, Seed: o.seed,
 		Missing: missing, Shards: shards, AutoShards: written.Map(), ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
 	g.logger.Debug("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", o.samples)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -68,7 +69,7 @@ func runPrune(ctx context.Context, g *globals, o *pruneOpts) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(g.stdout, o.format,
+	return render.Report(g.stdout, o.format,
 		func(w io.Writer) error { return report.PruneText(w, res, o.maxDetails) },
 		func(w io.Writer) error { return report.PruneMarkdown(w, res) },
 		func(w io.Writer) error { return report.PruneJSON(w, res) })

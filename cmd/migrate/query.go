@@ -2,18 +2,15 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/transform"
 )
 
 func init() { register(newQueryCmd) }
@@ -164,10 +161,10 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := printItems(g, o.output, items); err != nil {
+	if err := render.Items(g.stdout, o.output, items); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
+	fmt.Fprintf(g.stderr, "%s\n", render.Plural(len(items), "item"))
 	return nil
 }
 
@@ -233,60 +230,9 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 	if err != nil {
 		return err
 	}
-	if err := printItems(g, o.output, items); err != nil {
+	if err := render.Items(g.stdout, o.output, items); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
+	fmt.Fprintf(g.stderr, "%s\n", render.Plural(len(items), "item"))
 	return nil
-}
-
-// printItems prints one JSON object a line.
-func printItems(g *globals, output string, items []map[string]types.AttributeValue) error {
-	if output == "dynamodb-json" {
-		for _, it := range items {
-			b, err := transform.MarshalItem(it)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(g.stdout, string(b))
-		}
-		return nil
-	}
-	var plain []map[string]any
-	if err := engine.UnmarshalItems(items, &plain); err != nil {
-		return err
-	}
-	for _, it := range plain {
-		b, err := json.Marshal(jsonNumbers(it))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(g.stdout, string(b))
-	}
-	return nil
-}
-
-// jsonNumbers replaces the exact numbers attributevalue decodes
-// (attributevalue.Number) by json.Number, so that they print as JSON
-// numbers with every digit.
-func jsonNumbers(v any) any {
-	switch v := v.(type) {
-	case attributevalue.Number:
-		return json.Number(v)
-	case map[string]any:
-		for k, e := range v {
-			v[k] = jsonNumbers(e)
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = jsonNumbers(e)
-		}
-	case []attributevalue.Number:
-		out := make([]json.Number, len(v))
-		for i, n := range v {
-			out[i] = json.Number(n)
-		}
-		return out
-	}
-	return v
 }

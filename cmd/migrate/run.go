@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -236,12 +237,12 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		Fresh:         o.fresh,
 		ResumeCommand: resume,
 		Observer:      observeRun(prog, mst),
-		Logger:        prog.logger,
+		Logger:        prog.Logger(),
 		Readers:       o.par.readers,
 		RangeRows:     o.par.rangeRows,
 	}
 	res, err := engine.Run(ctx, cfg)
-	prog.stop(res != nil && res.Status == engine.StatusComplete)
+	prog.Stop(res != nil && res.Status == engine.StatusComplete)
 	if res == nil {
 		return err
 	}
@@ -251,7 +252,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 	case err != nil:
 		res.ExitCode = exitFailure
 	case res.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
-		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(res.AllRuns.Rejects), "reject"), res.RejectFile)
+		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", render.Plural(int(res.AllRuns.Rejects), "reject"), res.RejectFile)
 	}
 	if errors.Is(err, engine.ErrBadRow) && o.onError == engine.OnErrorFail {
 		again := resume
@@ -263,7 +264,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		err = fmt.Errorf("%w\nor, to write bad rows to a reject file (%s) and go on, run:\n  %s --on-error reject --max-rejects -1",
 			err, cmp.Or(o.rejectFile, res.Table+".rejects.jsonl"), again)
 	}
-	printSummary(g.stdout, res)
+	_ = render.RunSummary(g.stdout, res)
 	if len(res.SourceChanges) > 0 {
 		fmt.Fprintln(g.stderr, "migrate: the source changed since the run being resumed; these finished tables were not read again:")
 		for _, c := range res.SourceChanges {
@@ -272,7 +273,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		fmt.Fprintf(g.stderr, "the table may differ from the source: see with\n  migrate verify %s --table %s\nthen run again with --fresh (and migrate prune for deleted rows)\n", shellQuote(o.mapping), shellQuote(res.Table))
 	}
 	if o.summaryJSON != "" {
-		if werr := writeSummaryJSON(o.summaryJSON, res); werr != nil {
+		if werr := render.WriteJSONFile(o.summaryJSON, res); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}

@@ -3,11 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -18,8 +15,8 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/replicate"
-	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -187,7 +184,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		return err
 	}
 	prog := newProgress(g, o.quiet)
-	var obs engine.SyncObserver = &syncObserver{progress: prog, stderr: g.stderr, quiet: o.quiet, dropCmd: dropCmd}
+	var obs engine.SyncObserver = &render.SyncObserver{RunProgress: prog, Stderr: g.stderr, DropCmd: dropCmd}
 	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "sync", StatusEvery: o.statusEvery})
 	if err != nil {
 		return err
@@ -201,20 +198,19 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		Writer: o.writerFlags.config(),
 		Slot:   slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
 		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
-		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.logger,
+		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.Logger(),
 	}
 	cfg.MaxSlotWAL, _ = o.maxSlotWALBytes()
 	res, err := engine.Sync(ctx, cfg)
-	prog.stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
+	prog.Stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
 	if res != nil && res.Load != nil {
-		printSummary(g.stdout, res.Load)
+		_ = render.RunSummary(g.stdout, res.Load)
 	}
 	if res != nil && (res.Final.Changes > 0 || res.CaughtUp) {
-		fmt.Fprintln(g.stdout, "sync: "+statusLine(res.Final))
-		printFanout(g.stdout, res.Final)
+		_ = render.SyncEnd(g.stdout, res.Final)
 	}
 	if o.summaryJSON != "" && res != nil {
-		if werr := writeSyncJSON(o.summaryJSON, res, err); werr != nil {
+		if werr := render.WriteJSONFile(o.summaryJSON, render.SyncSummary(res, err)); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
@@ -249,17 +245,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 func dropSync(ctx context.Context, g *globals, pg, slot, pub string) error {
 	res, err := engine.DropSync(ctx, engine.DropSyncConfig{Postgres: pg, Slot: slot, Publication: pub})
 	if res != nil {
-		switch {
-		case res.SlotDropped:
-			fmt.Fprintf(g.stdout, "sync: dropped replication slot %s (it held %s of WAL)\n", slot, report.Bytes(res.RetainedBytes))
-		default:
-			fmt.Fprintf(g.stdout, "sync: no replication slot %s\n", slot)
-		}
-		if res.PublicationDropped {
-			fmt.Fprintf(g.stdout, "sync: dropped publication %s\n", pub)
-		} else if err == nil {
-			fmt.Fprintf(g.stdout, "sync: no publication %s\n", pub)
-		}
+		_ = render.DropSync(g.stdout, res, err == nil)
 	}
 	return err
 }
@@ -321,101 +307,6 @@ func syncCommand(flags *pflag.FlagSet, pgFrom, slot, pub string, drop bool) stri
 	return strings.Join(parts, " ")
 }
 
-// syncObserver prints the slot at once, the initial load's progress, and
-// a status line every --status-every.
-type syncObserver struct {
-	*progress
-	stderr  io.Writer
-	quiet   bool
-	dropCmd string
-}
-
-func (s *syncObserver) Slot(info engine.SlotInfo) {
-	if info.PublicationCreated {
-		fmt.Fprintf(s.stderr, "migrate: created publication %s for %s\n", info.Publication, strings.Join(info.Tables, ", "))
-	} else {
-		fmt.Fprintf(s.stderr, "migrate: using publication %s\n", info.Publication)
-	}
-	if info.SlotCreated {
-		fmt.Fprintf(s.stderr, "migrate: created replication slot %s (pgoutput) at %s; the initial load reads its snapshot. "+
-			"The server keeps WAL from here on until the slot is dropped:\n  %s\n", info.Slot, info.ConsistentPoint, s.dropCmd)
-		return
-	}
-	fmt.Fprintf(s.stderr, "migrate: using replication slot %s, confirmed up to %s, holding %s of WAL (remove it with: %s)\n",
-		info.Slot, info.ConfirmedFlush, report.Bytes(info.RetainedBytes), s.dropCmd)
-}
-
-func (s *syncObserver) Status(st engine.SyncStatus) {
-	if s.quiet || st.Done {
-		return
-	}
-	s.logger.Info("sync: " + statusLine(st))
-}
-
-// statusLine renders a status: position, lag, counts and rates.
-func statusLine(st engine.SyncStatus) string {
-	state := "streaming"
-	if st.CaughtUp {
-		state = "caught up"
-	}
-	return fmt.Sprintf("%s, confirmed %s of %s, lag %s / %.1fs (last round %.2fs); %d transactions, %d changes (%.1f/s), %d items put, %d deleted (%.1f items/s)",
-		state, st.Confirmed, st.ServerLSN, report.Bytes(st.LagBytes), st.LagSeconds, st.LastLatency,
-		st.Transactions, st.Changes, st.ChangesPerSecond, st.ItemsPut, st.ItemsDeleted, st.ItemsPerSecond)
-}
-
-func printFanout(w io.Writer, st engine.SyncStatus) {
-	if st.Fanout.Changes == 0 {
-		return
-	}
-	fmt.Fprintf(w, "sync: fan-out: %d changes affected %d items (%.1f per change); the most: %d items, by %s\n",
-		st.Fanout.Changes, st.Fanout.Items, float64(st.Fanout.Items)/float64(st.Fanout.Changes), st.Fanout.Max, st.Fanout.MaxChange)
-}
-
-// syncJSON is the document --summary-json writes.
-type syncJSON struct {
-	Slot        string            `json:"slot"`
-	Publication string            `json:"publication"`
-	SlotCreated bool              `json:"slotCreated"`
-	Load        *engine.RunResult `json:"load,omitempty"`
-	CaughtUp    bool              `json:"caughtUp"`
-	Error       string            `json:"error,omitempty"`
-	Confirmed   string            `json:"confirmedLSN"`
-	Server      string            `json:"serverLSN"`
-	LagBytes    int64             `json:"lagBytes"`
-	LagSeconds  float64           `json:"lagSeconds"`
-	Txns        int64             `json:"transactions"`
-	Changes     int64             `json:"changes"`
-	ItemsPut    int64             `json:"itemsPut"`
-	ItemsDel    int64             `json:"itemsDeleted"`
-	Rounds      int64             `json:"rounds"`
-	FanoutItems int64             `json:"fanoutItems"`
-	FanoutMax   int64             `json:"fanoutMax"`
-	FanoutMaxBy string            `json:"fanoutMaxChange,omitempty"`
-	Seconds     float64           `json:"seconds"`
-}
-
-func writeSyncJSON(path string, res *engine.SyncResult, runErr error) error {
-	f := res.Final
-	doc := syncJSON{
-		Slot: res.Slot.Slot, Publication: res.Slot.Publication, SlotCreated: res.Slot.SlotCreated, Load: res.Load,
-		CaughtUp: res.CaughtUp, Confirmed: f.Confirmed.String(), Server: f.ServerLSN.String(),
-		LagBytes: f.LagBytes, LagSeconds: f.LagSeconds, Txns: f.Transactions, Changes: f.Changes,
-		ItemsPut: f.ItemsPut, ItemsDel: f.ItemsDeleted, Rounds: f.Rounds,
-		FanoutItems: f.Fanout.Items, FanoutMax: f.Fanout.Max, FanoutMaxBy: f.Fanout.MaxChange, Seconds: f.Elapsed.Seconds(),
-	}
-	if runErr != nil {
-		doc.Error = runErr.Error()
-	}
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path+".tmp", append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	return os.Rename(path+".tmp", path)
-}
-
 // checkForSync prints what keeps the source from feeding sync: notes, or
 // with strict a usage error (exit 2).
 func checkForSync(ctx context.Context, g *globals, m *mapping.Mapping, url string, strict bool) error {
@@ -423,19 +314,9 @@ func checkForSync(ctx context.Context, g *globals, m *mapping.Mapping, url strin
 	if err != nil {
 		return err
 	}
-	if len(problems) == 0 {
-		fmt.Fprintf(g.stdout, "%s: ready for sync (wal_level = logical; replica identities carry what deletes and key changes need)\n", m.File)
-		return nil
-	}
-	kind := "note"
-	if strict {
-		kind = "error"
-	}
-	for _, p := range problems {
-		fmt.Fprintf(g.stdout, "%s: %s for sync: %v\n", m.File, kind, p)
-	}
-	if strict {
-		return usagef("%s keep the source from feeding sync", plural(len(problems), "problem"))
+	_ = render.SyncReadiness(g.stdout, m.File, problems, strict)
+	if strict && len(problems) > 0 {
+		return usagef("%s keep the source from feeding sync", render.Plural(len(problems), "problem"))
 	}
 	return nil
 }

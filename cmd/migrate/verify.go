@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -98,15 +99,15 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 	if err != nil {
 		return err
 	}
-	printStateShards(g, "verify", st)
+	_ = render.StateShards(g.stderr, "verify", st)
 	cc.Shards = st.Map()
 	v, err := engine.Verify(ctx, engine.VerifyConfig{CompareConfig: cc, Sample: o.sample, StateFile: o.state})
 	if err != nil {
 		return err
 	}
-	err = writeReport(g.stdout, o.format,
+	err = render.Report(g.stdout, o.format,
 		func(w io.Writer) error {
-			return report.VerifyText(w, v, report.TextOptions{Color: wantColor(g.stdout, o.color)})
+			return report.VerifyText(w, v, report.TextOptions{Color: render.WantColor(g.stdout, o.color)})
 		},
 		func(w io.Writer) error { return report.VerifyMarkdown(w, v) },
 		func(w io.Writer) error { return report.VerifyJSON(w, v) })
@@ -120,14 +121,4 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 		return exitError{code: exitDiffers, err: errDifferent}
 	}
 	return nil
-}
-
-// printStateShards says which recorded shard counts a verb reads with.
-func printStateShards(g *globals, verb string, st *engine.StateShards) {
-	if st == nil {
-		return
-	}
-	for _, s := range st.Counts {
-		fmt.Fprintf(g.stderr, "%s: shards for %s %s: %d (count: auto, from %s)\n", verb, s.Entity, s.Index, s.Count, st.Path)
-	}
 }
