@@ -100,17 +100,11 @@ func (o *exportOpts) validate() error {
 		return usagef("export: --upload-concurrency must be at least 1")
 	case o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip:
 		return usagef("export: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
-	case o.onError != engine.OnErrorFail && o.onError != engine.OnErrorReject:
-		return usagef("export: --on-error must be %q or %q, not %q", engine.OnErrorFail, engine.OnErrorReject, o.onError)
 	case o.onError == engine.OnErrorFail && (o.rejectFileSet || o.maxRejectsSet):
 		return usagef("export: --reject-file and --max-rejects apply only with --on-error reject")
-	case o.maxRejects < -1:
-		return usagef("export: --max-rejects must be -1 (no limit) or more")
-	case o.resume && o.fresh:
-		return usagef("export: --resume and --fresh exclude each other")
 	}
 	return checks(
-		o.par.validate("export"),
+		flagProblem("export", o.runConfig().Validate()),
 		checkTable("export", "--table", o.table),
 		checkPostgres("export", o.pg, o.pgFrom),
 		checkWhere("export", "--to", o.to, false),
@@ -197,6 +191,23 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 	return cmd
 }
 
+// runConfig is the export's reading, as run's, as the flags give it; the
+// command adds the mapping and the observer.
+func (o exportOpts) runConfig() engine.RunConfig {
+	return engine.RunConfig{
+		Postgres:   o.pg,
+		Table:      o.table,
+		OnError:    o.onError,
+		RejectFile: o.rejectFile,
+		MaxRejects: o.maxRejects,
+		StateFile:  o.state,
+		Resume:     o.resume,
+		Fresh:      o.fresh,
+		Readers:    o.par.readers,
+		RangeRows:  o.par.rangeRows,
+	}
+}
+
 func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command) error {
 	m, err := engine.LoadMapping(o.mapping)
 	if err != nil {
@@ -215,23 +226,11 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		return err
 	}
 	defer stopMetrics()
+	run := o.runConfig()
+	run.Mapping, run.Table, run.StateFile = m, table, statePath
+	run.ResumeCommand, run.Observer, run.Logger = resume, observeRun(prog, mst), prog.Logger()
 	res, err := engine.Export(ctx, engine.ExportConfig{
-		Run: engine.RunConfig{
-			Mapping:       m,
-			Postgres:      o.pg,
-			Table:         table,
-			OnError:       o.onError,
-			RejectFile:    o.rejectFile,
-			MaxRejects:    o.maxRejects,
-			StateFile:     statePath,
-			Resume:        o.resume,
-			Fresh:         o.fresh,
-			ResumeCommand: resume,
-			Observer:      observeRun(prog, mst),
-			Logger:        prog.Logger(),
-			Readers:       o.par.readers,
-			RangeRows:     o.par.rangeRows,
-		},
+		Run:         run,
 		To:          o.to,
 		S3:          engine.ExportS3{Endpoint: o.s3.endpoint, Region: o.region, PathStyle: o.s3.pathStyle, PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts},
 		Compression: o.compression,

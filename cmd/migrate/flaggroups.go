@@ -101,25 +101,13 @@ func (o *writerFlags) register(f *pflag.FlagSet, concurrencyHelp, maxWCUHelp, mi
 	o.calls.register(f, false)
 }
 
-// validateConcurrency, validateElapsed and validateFinite check what run
-// and sync take alike; each command says the bounds of the write units in
-// its own words, between them.
+// validateConcurrency checks --concurrency, which the engine takes 0 of
+// as its default.
 func (o writerFlags) validateConcurrency(cmd string) error {
 	if o.concurrency < 1 {
 		return usagef("%s: --concurrency must be at least 1", cmd)
 	}
 	return nil
-}
-
-func (o writerFlags) validateElapsed(cmd string) error {
-	if o.maxBatchElapsed < 0 {
-		return usagef("%s: --max-batch-elapsed must not be negative (0 = the default, %v)", cmd, load.DefaultMaxBatchElapsed)
-	}
-	return nil
-}
-
-func (o writerFlags) validateFinite(cmd string) error {
-	return checks(checkFinite(cmd, "--max-wcu", o.maxWCU), checkFinite(cmd, "--min-wcu", o.minWCU))
 }
 
 // config is the writer's configuration for these flags.

@@ -84,20 +84,14 @@ func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool
 	}
 }
 
-func (o *compareFlags) validate(cmd string) error {
+// validate checks the flags; problems is what the verb's Config says of
+// the flags' values (see values).
+func (o *compareFlags) validate(cmd string, problems error) error {
 	switch {
 	case o.mapping == "":
 		return usagef("%s: --mapping is required", cmd)
 	case o.pg == "":
 		return errNoPG(cmd)
-	case o.compare != compareScan && o.compare != compareGet:
-		return usagef("%s: --compare must be scan or get, not %q", cmd, o.compare)
-	case o.segments < 1 || o.segments > 1_000_000:
-		return usagef("%s: --segments must be between 1 and 1000000", cmd)
-	case o.concurrency < 1:
-		return usagef("%s: --concurrency must be at least 1", cmd)
-	case o.sortMemoryMB < 1:
-		return usagef("%s: --sort-memory must be at least 1 (MB)", cmd)
 	case o.maxDetails < 0:
 		return usagef("%s: --max-details must not be negative", cmd)
 	case o.format != "text" && o.format != "markdown" && o.format != "json":
@@ -106,12 +100,30 @@ func (o *compareFlags) validate(cmd string) error {
 		return usagef("%s: --color must be auto, always or never, not %q", cmd, o.color)
 	}
 	return checks(
+		flagProblem(cmd, problems),
 		o.targetFlags.validate(cmd),
 		checkPostgres(cmd, o.pg, o.pgFrom),
 		checkDir(cmd, "--temp-dir", o.tempDir),
 		checkOutput(cmd, "--html", o.html),
 		o.calls.validate(cmd),
 	)
+}
+
+// values is the comparison's configuration as the flags give it; config
+// adds the mapping and the client.
+func (o *compareFlags) values() engine.CompareConfig {
+	consistency := engine.ConsistencyEventual
+	if o.consistent {
+		consistency = engine.ConsistencyStrong
+	}
+	maxDetails := o.maxDetails
+	if maxDetails == 0 {
+		maxDetails = -1 // none; the engine's 0 means its default
+	}
+	return engine.CompareConfig{
+		Postgres: o.pg, Table: o.table, Mode: o.compare, Segments: o.segments, Concurrency: o.concurrency, Consistency: consistency,
+		SortMemoryMB: o.sortMemoryMB, TempDir: o.tempDir, MaxDetails: maxDetails,
+	}
 }
 
 // config opens the DynamoDB client and returns the engine's configuration
@@ -125,17 +137,7 @@ func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareCo
 	if err != nil {
 		return engine.CompareConfig{}, err
 	}
-	consistency := engine.ConsistencyEventual
-	if o.consistent {
-		consistency = engine.ConsistencyStrong
-	}
-	maxDetails := o.maxDetails
-	if maxDetails == 0 {
-		maxDetails = -1 // none; the engine's 0 means its default
-	}
-	return engine.CompareConfig{
-		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: o.table,
-		Mode: o.compare, Segments: o.segments, Concurrency: o.concurrency, Consistency: consistency,
-		SortMemoryMB: o.sortMemoryMB, TempDir: o.tempDir, MaxDetails: maxDetails, Logger: g.logger,
-	}, nil
+	c := o.values()
+	c.Mapping, c.DynamoDB, c.Logger = m, client, g.logger
+	return c, nil
 }

@@ -25,24 +25,21 @@ type planOpts struct {
 }
 
 func (o *planOpts) validate() error {
-	if err := o.compareFlags.validate("plan"); err != nil {
-		return err
+	// The engine takes 0 for its default rate; the flag has its own.
+	if o.imp.importRate <= 0 {
+		return usagef("plan: --import-rate must be positive")
 	}
-	if o.price < 0 {
-		return usagef("plan: --price-per-million-wcu must not be negative")
-	}
-	if o.writeRate <= 0 {
-		return usagef("plan: --write-rate must be positive")
-	}
-	if err := checks(
-		checkFinite("plan", "--price-per-million-wcu", o.price),
-		checkFinite("plan", "--write-rate", o.writeRate),
-		checkFinite("plan", "--price-per-gb-import", o.imp.importPrice),
-		checkFinite("plan", "--import-rate", o.imp.importRate),
-	); err != nil {
+	if err := o.compareFlags.validate("plan", o.planConfig(o.values()).Validate()); err != nil {
 		return err
 	}
 	return o.imp.validate()
+}
+
+// planConfig is the plan's configuration for these flags around c.
+func (o *planOpts) planConfig(c engine.CompareConfig) engine.PlanConfig {
+	return engine.PlanConfig{CompareConfig: c, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
+		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead,
+		ExportFileSize: parseFileSize(o.imp.fileSize)}
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -112,9 +109,7 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	if err != nil {
 		return err
 	}
-	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
-		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead,
-		ExportFileSize: parseFileSize(o.imp.fileSize)})
+	p, err := engine.Plan(ctx, o.planConfig(cc))
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
 			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			if err := o.compareFlags.validate("prune"); err != nil {
+			if err := o.compareFlags.validate("prune", engine.PruneConfig{CompareConfig: o.values()}.Validate()); err != nil {
 				return err
 			}
 			return runPrune(cmd.Context(), g, &o)

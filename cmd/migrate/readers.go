@@ -16,10 +16,3 @@ func (o *readerFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&o.readers, "readers", 1, "connections reading the source at once, in one snapshot; tables over --range-rows rows are split into key ranges")
 	f.Int64Var(&o.rangeRows, "range-rows", engine.DefaultRangeRows, "with --readers: rows per key range of a large table (by the planner's estimate: analyzed tables only)")
 }
-
-func (o *readerFlags) validate(cmd string) error {
-	if o.readers < 1 || o.rangeRows < 1 {
-		return usagef("%s: --readers and --range-rows must be at least 1", cmd)
-	}
-	return nil
-}

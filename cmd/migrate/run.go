@@ -63,50 +63,19 @@ func (o *runOpts) validate() error {
 	if err := o.fromExportOpts.validate(); err != nil {
 		return err
 	}
-	if err := o.par.validate("run"); err != nil {
-		return err
-	}
 	if err := o.validateConcurrency("run"); err != nil {
-		return err
-	}
-	if o.maxWCU < 0 {
-		return usagef("run: --max-wcu must not be negative (0 = no cap)")
-	}
-	if o.minWCU < 0 || o.maxWCU > 0 && o.minWCU > o.maxWCU {
-		return usagef("run: --min-wcu must be between 0 and --max-wcu (0 = the default, %d)", load.DefaultMinWCU)
-	}
-	if o.window != 0 && o.window < load.MaxBatchItems {
-		return usagef("run: --window must be at least %d (0 = the default, %d)", load.MaxBatchItems, load.DefaultWindow)
-	}
-	if err := o.validateElapsed("run"); err != nil {
 		return err
 	}
 	if err := o.calls.validate("run"); err != nil {
 		return err
 	}
-	if o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip {
-		return usagef("run: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
-	}
-	switch o.onError {
-	case engine.OnErrorFail:
-		if o.rejectFileSet || o.maxRejectsSet {
-			return usagef("run: --reject-file and --max-rejects apply only with --on-error reject")
-		}
-	case engine.OnErrorReject:
-	default:
-		return usagef("run: --on-error must be %q or %q, not %q", engine.OnErrorFail, engine.OnErrorReject, o.onError)
-	}
-	if o.maxRejects < -1 {
-		return usagef("run: --max-rejects must be -1 (no limit) or more")
-	}
-	if o.resume && o.fresh {
-		return usagef("run: --resume and --fresh exclude each other")
+	if o.onError == engine.OnErrorFail && (o.rejectFileSet || o.maxRejectsSet) {
+		return usagef("run: --reject-file and --max-rejects apply only with --on-error reject")
 	}
 	return checks(
+		flagProblem("run", o.config().Validate()),
 		o.targetFlags.validate("run"),
 		checkPostgres("run", o.pg, o.pgFrom),
-		o.validateFinite("run"),
-		checkWarmWCU("run", o.warmWCU, o.createTable),
 		checkWhere("run", "--from-export", o.fromExport, false),
 		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
 		checkDir("run", "--temp-dir", o.tempDir),
@@ -197,6 +166,26 @@ func (o runOpts) writerConfig() load.Config {
 	return c
 }
 
+// config is the run's configuration as the flags give it; the command
+// adds the mapping, the client, the source and the observer.
+func (o runOpts) config() engine.RunConfig {
+	return engine.RunConfig{
+		Postgres:    o.pg,
+		Table:       o.table,
+		CreateTable: o.createTable,
+		Writer:      o.writerConfig(),
+		TempDir:     o.tempDir,
+		OnError:     o.onError,
+		RejectFile:  o.rejectFile,
+		MaxRejects:  o.maxRejects,
+		StateFile:   o.state,
+		Resume:      o.resume,
+		Fresh:       o.fresh,
+		Readers:     o.par.readers,
+		RangeRows:   o.par.rangeRows,
+	}
+}
+
 func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command) error {
 	m, err := loadMapping(ctx, o.mapping, o.pg)
 	if err != nil {
@@ -220,27 +209,9 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		return err
 	}
 	defer stopMetrics()
-	cfg := engine.RunConfig{
-		Export:        exp,
-		Mapping:       m,
-		Postgres:      o.pg,
-		DynamoDB:      client,
-		Table:         table,
-		CreateTable:   o.createTable,
-		Writer:        o.writerConfig(),
-		TempDir:       o.tempDir,
-		OnError:       o.onError,
-		RejectFile:    o.rejectFile,
-		MaxRejects:    o.maxRejects,
-		StateFile:     statePath,
-		Resume:        o.resume,
-		Fresh:         o.fresh,
-		ResumeCommand: resume,
-		Observer:      observeRun(prog, mst),
-		Logger:        prog.Logger(),
-		Readers:       o.par.readers,
-		RangeRows:     o.par.rangeRows,
-	}
+	cfg := o.config()
+	cfg.Export, cfg.Mapping, cfg.DynamoDB, cfg.Table, cfg.StateFile = exp, m, client, table, statePath
+	cfg.ResumeCommand, cfg.Observer, cfg.Logger = resume, observeRun(prog, mst), prog.Logger()
 	res, err := engine.Run(ctx, cfg)
 	prog.Stop(res != nil && res.Status == engine.StatusComplete)
 	if res == nil {

@@ -56,15 +56,6 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.maxWCU > 0 && o.minWCU > o.maxWCU {
 		return usagef("sync: --min-wcu must not be above --max-wcu")
 	}
-	if err := o.validateElapsed("sync"); err != nil {
-		return err
-	}
-	if o.maxFanout < -1 {
-		return usagef("sync: --max-fanout must be -1 (no bound), 0 (the default, %d) or more", engine.DefaultMaxFanout)
-	}
-	if o.onTruncate != engine.OnTruncateFail && o.onTruncate != engine.OnTruncateDelete {
-		return usagef("sync: --on-truncate must be %q or %q, not %q", engine.OnTruncateFail, engine.OnTruncateDelete, o.onTruncate)
-	}
 	if o.statusEvery <= 0 {
 		return usagef("sync: --status-every must be positive")
 	}
@@ -85,9 +76,9 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 		}
 	}
 	return checks(
+		flagProblem("sync", o.config().Validate()),
 		o.targetFlags.validate("sync"),
 		checkPostgres("sync", o.pg, o.pgFrom),
-		o.validateFinite("sync"),
 		checkOutput("sync", "--summary-json", o.summaryJSON),
 	)
 }
@@ -151,6 +142,18 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	return cmd
 }
 
+// config is the sync's configuration as the flags give it; the command
+// adds the mapping, the client, the names and the observer.
+func (o syncOpts) config() engine.SyncConfig {
+	c := engine.SyncConfig{
+		Postgres: o.pg, Table: o.table, CreateTable: o.createTable, Writer: o.writerFlags.config(),
+		Slot: o.slot, Publication: o.publication, StateFile: o.state,
+		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp, StatusEvery: o.statusEvery,
+	}
+	c.MaxSlotWAL, _ = o.maxSlotWALBytes()
+	return c
+}
+
 // syncNames are the slot and publication a sync uses: the engine's
 // defaults for those not given.
 func syncNames(o syncOpts, table string) (slot, pub string) {
@@ -193,14 +196,9 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	if mst != nil {
 		obs = metrics.WrapSync(obs, mst)
 	}
-	cfg := engine.SyncConfig{
-		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
-		Writer: o.writerFlags.config(),
-		Slot:   slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
-		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
-		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.Logger(),
-	}
-	cfg.MaxSlotWAL, _ = o.maxSlotWALBytes()
+	cfg := o.config()
+	cfg.Mapping, cfg.DynamoDB, cfg.Table, cfg.Slot, cfg.Publication = m, client, table, slot, pub
+	cfg.ResumeCommand, cfg.Observer, cfg.Logger = again, obs, prog.Logger()
 	res, err := engine.Sync(ctx, cfg)
 	prog.Stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
 	if res != nil && res.Load != nil {

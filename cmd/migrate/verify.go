@@ -23,14 +23,11 @@ type verifyOpts struct {
 }
 
 func (o *verifyOpts) validate(cmd *cobra.Command) error {
-	if !(o.sample > 0 && o.sample <= 1) { // NaN too
-		return usagef("verify: --sample must be in (0, 1], e.g. 0.01 for 1%%")
-	}
 	// A sample is cheap only if only the sampled keys are read.
 	if o.sample < 1 && !cmd.Flags().Changed("compare") {
 		o.compare = compareGet
 	}
-	return o.compareFlags.validate("verify")
+	return o.compareFlags.validate("verify", engine.VerifyConfig{CompareConfig: o.values(), Sample: o.sample}.Validate())
 }
 
 // errDifferent is returned when verify found differences; they are
