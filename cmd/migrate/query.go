@@ -190,37 +190,11 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 		}
 		in.Params[name] = value
 	}
-	for _, ap := range m.AccessPatterns {
-		if ap.Name != o.pattern || !ap.Sharded() {
-			continue
-		}
-		// The shard count of the entity the pattern reads: declared, or
-		// as the run computed it.
-		for _, e := range m.Entities {
-			for _, ei := range e.Indexes {
-				if ei.Index != ap.Index || ei.Shard == nil || in.Shards > 0 {
-					continue
-				}
-				in.Shards = ei.Shard.Count
-				if in.Shards == 0 {
-					written, err := engine.WrittenShards("query", m, o.state, o.table)
-					if err != nil {
-						return err
-					}
-					if written != nil {
-						for _, c := range written.Counts {
-							if c.Entity == e.Name && c.Index == ap.Index {
-								in.Shards = c.Count
-							}
-						}
-					}
-					if in.Shards == 0 {
-						return usagef("query: %s %s has \"count: auto\" shards, and no state file (--state, default %s) has the count the run computed", e.Name, ap.Index, engine.StatePath(o.table))
-					}
-				}
-			}
-		}
+	shards, err := engine.PatternShards(m, o.pattern, o.state, o.table)
+	if err != nil {
+		return err
 	}
+	in.Shards = shards
 	ctx := cmd.Context()
 	client, err := o.client(ctx, o.calls, 1, g.logger)
 	if err != nil {
