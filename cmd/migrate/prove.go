@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -143,16 +142,7 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if err != nil {
 		return err
 	}
-	var write func(io.Writer) error
-	switch o.format {
-	case "markdown":
-		write = res.WriteMarkdown
-	case "json":
-		write = res.WriteJSON
-	default:
-		write = res.WriteText
-	}
-	if err := write(g.stdout); err != nil {
+	if err := render.Report(g.stdout, o.format, res.WriteText, res.WriteMarkdown, res.WriteJSON); err != nil {
 		return fmt.Errorf("prove: write report: %w", err)
 	}
 	switch {

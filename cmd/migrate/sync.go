@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/docker/go-units"
@@ -161,6 +159,23 @@ func syncNames(o syncOpts, table string) (slot, pub string) {
 	return c.Slot, c.Publication
 }
 
+// syncCommand renders the command that continues this sync (or, with
+// drop, removes its slot): the flags given, minus --pg's value,
+// --create-table, --until-caught-up and --drop, plus the slot and
+// publication. Like the resume command of run, it never holds the URL.
+func syncCommand(flags *pflag.FlagSet, pgFrom, slot, pub string, drop bool) string {
+	c := againCommand{
+		words:   []string{"migrate", "sync"},
+		first:   []string{"mapping", "table"},
+		skip:    []string{"create-table", "until-caught-up", "drop", "slot", "publication", "summary-json"},
+		afterPG: []string{"--slot", slot, "--publication", pub},
+	}
+	if drop {
+		c.words, c.onlyFirst = append(c.words, "--drop"), true
+	}
+	return c.render(flags, pgFrom)
+}
+
 func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, onlyDrop bool) error {
 	if onlyDrop {
 		table := o.table
@@ -246,63 +261,6 @@ func dropSync(ctx context.Context, g *globals, pg, slot, pub string) error {
 		_ = render.DropSync(g.stdout, res, err == nil)
 	}
 	return err
-}
-
-// syncCommand renders the command that continues this sync (or, with
-// drop, removes its slot): the flags given, minus --pg's value,
-// --create-table, --until-caught-up and --drop, plus the slot and
-// publication. Like the resume command of run, it never holds the URL.
-func syncCommand(flags *pflag.FlagSet, pgFrom, slot, pub string, drop bool) string {
-	parts := []string{"migrate", "sync"}
-	var rest []string
-	given := map[string]string{}
-	flags.Visit(func(f *pflag.Flag) {
-		switch f.Name {
-		case "pg", "create-table", "until-caught-up", "drop", "slot", "publication", "summary-json":
-			return
-		}
-		if drop && f.Name != "mapping" && f.Name != "table" {
-			return
-		}
-		v := f.Value.String()
-		if f.Value.Type() == "bool" {
-			if v != "true" {
-				return
-			}
-			v = ""
-		}
-		given[f.Name] = v
-		rest = append(rest, f.Name)
-	})
-	slices.Sort(rest)
-	if drop {
-		rest = nil
-		parts = append(parts, "--drop")
-	}
-	for _, n := range []string{"mapping", "table"} {
-		if v, ok := given[n]; ok {
-			parts = append(parts, "--"+n, shellQuote(v))
-		}
-	}
-	switch pgFrom {
-	case "flag":
-		parts = append(parts, "--pg", "'<your --pg URL>'")
-	case "":
-	default:
-		parts = append(parts, "--pg", `"$`+pgFrom+`"`)
-	}
-	parts = append(parts, "--slot", slot, "--publication", pub)
-	for _, n := range rest {
-		if n == "mapping" || n == "table" {
-			continue
-		}
-		if v := given[n]; v == "" {
-			parts = append(parts, "--"+n)
-		} else {
-			parts = append(parts, "--"+n, shellQuote(v))
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // checkForSync prints what keeps the source from feeding sync: notes, or
