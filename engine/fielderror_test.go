@@ -3,11 +3,14 @@ package engine_test
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/mapping"
 )
 
 // fieldErrors lists the FieldErrors of a Validate's joined errors.
@@ -75,5 +78,24 @@ func TestConfigFieldErrors(t *testing.T) {
 	// Defaults are no problem with the bounds.
 	if fe := fieldErrors(engine.RunConfig{OnError: engine.OnErrorFail, Readers: 1, RangeRows: 1}.Validate()); len(fe) > 0 {
 		t.Errorf("a default writer has problems: %v", fe)
+	}
+}
+
+// Without a source, LoadMappingWithCatalog reports the file's problems, as
+// LoadMapping does; a good file loads.
+func TestLoadMappingWithCatalogOffline(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("table: T\nentities:\n  - name: X\n    bogus: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want := engine.LoadMapping(bad)
+	_, got := engine.LoadMappingWithCatalog(t.Context(), bad, "")
+	var ds mapping.Diagnostics
+	if !errors.As(got, &ds) || got.Error() != want.Error() {
+		t.Errorf("LoadMappingWithCatalog = %v, want LoadMapping's %v", got, want)
+	}
+	if m, err := engine.LoadMappingWithCatalog(t.Context(), "../testdata/bookstore.yaml", ""); err != nil || m.Table == "" {
+		t.Errorf("the bookstore mapping: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -110,8 +109,7 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 		return render.RequestJSON(g.stdout, res.Request)
 	}
 	if res != nil && res.ARN != "" {
-		fmt.Fprintf(g.stdout, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
-			res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
+		_ = render.Import(g.stdout, res)
 		if o.summaryJSON != "" {
 			if werr := render.WriteJSONFile(o.summaryJSON, res); werr != nil && err == nil {
 				err = werr

@@ -187,7 +187,7 @@ func (o runOpts) config() engine.RunConfig {
 }
 
 func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command) error {
-	m, err := loadMapping(ctx, o.mapping, o.pg)
+	m, err := engine.LoadMappingWithCatalog(ctx, o.mapping, o.pg)
 	if err != nil {
 		return err
 	}
@@ -236,13 +236,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 			err, cmp.Or(o.rejectFile, res.Table+".rejects.jsonl"), again)
 	}
 	_ = render.RunSummary(g.stdout, res)
-	if len(res.SourceChanges) > 0 {
-		fmt.Fprintln(g.stderr, "migrate: the source changed since the run being resumed; these finished tables were not read again:")
-		for _, c := range res.SourceChanges {
-			fmt.Fprintf(g.stderr, "  %s: %d rows (last key %s) then, %d rows (last key %s) now\n", c.Source, c.RowsThen, c.LastKeyThen, c.RowsNow, c.LastKeyNow)
-		}
-		fmt.Fprintf(g.stderr, "the table may differ from the source: see with\n  migrate verify %s --table %s\nthen run again with --fresh (and migrate prune for deleted rows)\n", shellQuote(o.mapping), shellQuote(res.Table))
-	}
+	_ = render.SourceChanges(g.stderr, res.SourceChanges, "migrate verify "+shellQuote(o.mapping)+" --table "+shellQuote(res.Table))
 	if o.summaryJSON != "" {
 		if werr := render.WriteJSONFile(o.summaryJSON, res); werr != nil {
 			err = errors.Join(err, werr)

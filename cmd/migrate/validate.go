@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/render"
-	"github.com/pgdynamo/migrate/mapping"
 )
 
 func init() { register(newValidateCmd) }
@@ -79,20 +76,4 @@ other entities for duplicates, in bounded memory and on disk.`,
 	cmd.Flags().StringVar(&o.pg, "pg", "", pgUsage)
 	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
-}
-
-// loadMapping is engine.LoadMapping that, when the file has problems and
-// the source can be read, reports the catalog's problems with them, as
-// validate does: a run shows every problem in one pass too. If the source
-// cannot be read, the file's problems alone are reported.
-func loadMapping(ctx context.Context, path, pg string) (*mapping.Mapping, error) {
-	m, err := engine.LoadMapping(path)
-	var ds mapping.Diagnostics
-	if err == nil || pg == "" || !errors.As(err, &ds) {
-		return m, err
-	}
-	if _, _, _, all := engine.ValidateFile(ctx, path, pg); errors.As(all, &ds) {
-		return nil, all
-	}
-	return nil, err
 }

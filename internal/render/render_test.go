@@ -15,6 +15,7 @@ import (
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/draft"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/mapping"
@@ -213,4 +214,17 @@ func TestPlural(t *testing.T) {
 			t.Errorf("Plural(%d, %q) = %q, want %q", c.n, c.word, got, c.want)
 		}
 	}
+}
+
+func TestSourceChangesGolden(t *testing.T) {
+	changes := []engine.SourceChange{{Source: "public.orders", RowsThen: 100, LastKeyThen: "(100)", RowsNow: 98, LastKeyNow: "(100)"}}
+	golden(t, "source_changes", render(t, func(b *bytes.Buffer) error {
+		return errors.Join(SourceChanges(b, nil, "unused"), SourceChanges(b, changes, "migrate verify 'my map.yaml' --table Bookstore"))
+	}))
+}
+
+func TestImportGolden(t *testing.T) {
+	res := &export.ImportResult{ARN: "arn:aws:dynamodb:eu-west-1:123456789012:table/Bookstore/import/01", Status: "COMPLETED",
+		Table: "Bookstore", Processed: 1000, Imported: 998, Errors: 2, Expected: 1000, Seconds: 93.4}
+	golden(t, "import", render(t, func(b *bytes.Buffer) error { return Import(b, res) }))
 }

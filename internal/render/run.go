@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -101,4 +102,27 @@ func StateShards(w io.Writer, verb string, st *engine.StateShards) error {
 		p.f("%s: shards for %s %s: %d (count: auto, from %s)\n", verb, s.Entity, s.Index, s.Count, st.Path)
 	}
 	return p.err
+}
+
+// SourceChanges says which finished tables a resumed run did not read
+// again although their rows changed, and how to check the table: verify
+// is the verify command to run.
+func SourceChanges(w io.Writer, changes []engine.SourceChange, verify string) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	p := &printer{w: w}
+	p.f("migrate: the source changed since the run being resumed; these finished tables were not read again:\n")
+	for _, c := range changes {
+		p.f("  %s: %d rows (last key %s) then, %d rows (last key %s) now\n", c.Source, c.RowsThen, c.LastKeyThen, c.RowsNow, c.LastKeyNow)
+	}
+	p.f("the table may differ from the source: see with\n  %s\nthen run again with --fresh (and migrate prune for deleted rows)\n", verify)
+	return p.err
+}
+
+// Import says how an import from S3 ended.
+func Import(w io.Writer, res *export.ImportResult) error {
+	_, err := fmt.Fprintf(w, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
+		res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
+	return err
 }
