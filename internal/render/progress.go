@@ -30,7 +30,7 @@ type ProgressConfig struct {
 }
 
 // RunProgress draws a run's progress, as the engine reports it: bars on a
-// terminal, a log line per entity every LogEvery otherwise, nothing when
+// terminal, a log line per entity every logEvery otherwise, nothing when
 // quiet. It is the migrate command's contract.Observer.
 type RunProgress struct {
 	stdout io.Writer
@@ -47,11 +47,11 @@ type RunProgress struct {
 	stopOnce sync.Once
 }
 
-// LogEvery is how often progress is logged when stderr is not a terminal.
-var LogEvery = 5 * time.Second
+// logEvery is how often progress is logged when stderr is not a terminal.
+var logEvery = 5 * time.Second
 
-// IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
@@ -59,7 +59,7 @@ func IsTerminal(w io.Writer) bool {
 // NewRunProgress starts drawing, with bars when c.Stderr is a terminal.
 func NewRunProgress(c ProgressConfig) *RunProgress {
 	p := &RunProgress{stdout: c.Stdout, logger: c.Logger, quiet: c.Quiet, lastLog: time.Now(), lastLine: map[string]string{}}
-	if !c.Quiet && IsTerminal(c.Stderr) {
+	if !c.Quiet && isTerminal(c.Stderr) {
 		p.bars = mpb.New(mpb.WithOutput(c.Stderr), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
 		p.logger = c.NewLogger(p.bars)
 	}
@@ -113,7 +113,7 @@ func (p *RunProgress) Progress(pr contract.Progress) {
 				bars[i].SetCurrent(e.ItemsWritten + e.Rejects)
 			}
 		}
-	case time.Since(p.lastLog) >= LogEvery && !pr.Done:
+	case time.Since(p.lastLog) >= logEvery && !pr.Done:
 		p.lastLog = time.Now()
 		for _, e := range pr.Entities {
 			if e.Started.IsZero() {
