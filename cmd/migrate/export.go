@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,13 +58,7 @@ type exportOpts struct {
 	fileSize    string
 	onDuplicate string
 
-	onError    string
-	rejectFile string
-	maxRejects int
-
-	state  string
-	resume bool
-	fresh  bool
+	readFlags
 
 	s3          s3Flags
 	region      string
@@ -100,8 +93,9 @@ func (o *exportOpts) validate() error {
 		return usagef("export: --upload-concurrency must be at least 1")
 	case o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip:
 		return usagef("export: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
-	case o.onError == engine.OnErrorFail && (o.rejectFileSet || o.maxRejectsSet):
-		return usagef("export: --reject-file and --max-rejects apply only with --on-error reject")
+	}
+	if err := o.readFlags.validate("export"); err != nil {
+		return err
 	}
 	return checks(
 		flagProblem("export", o.runConfig().Validate()),
@@ -156,8 +150,7 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			f := cmd.Flags()
-			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
+			o.given(cmd.Flags())
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -174,18 +167,12 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 	f.StringVar(&o.compression, "compression", export.CompressionGzip, "gzip, zstd or none")
 	f.StringVar(&o.fileSize, "file-size", "64MiB", "uncompressed size of a file (KiB, MiB, GiB); the items of a file wait in memory for its commit")
 	f.StringVar(&o.onDuplicate, "on-duplicate", load.OnDuplicateFail, `two items with the same primary key: "fail" (a row error naming both rows) or "skip"`)
-	f.StringVar(&o.onError, "on-error", engine.OnErrorFail, `bad rows: "fail" (stop at the first) or "reject" (write them to the reject file and go on)`)
-	f.StringVar(&o.rejectFile, "reject-file", "", "reject file, JSON lines (default <table>.export.rejects.jsonl; with --on-error reject)")
-	f.IntVar(&o.maxRejects, "max-rejects", 0, "rejects allowed before the export exits 1 (it still runs to the end; -1 = no limit)")
-	f.StringVar(&o.state, "state", "", "state file for checkpoints and --resume (default .migrate/<table>.export.state.json)")
-	f.BoolVar(&o.resume, "resume", false, "continue the export recorded in the state file")
-	f.BoolVar(&o.fresh, "fresh", false, "start over: ignore the state file and replace an export at the destination")
+	o.readFlags.register(f, "export", ".export", "start over: ignore the state file and replace an export at the destination")
 	o.s3.register(f)
 	f.StringVar(&o.region, "region", "", "AWS region of the bucket (default: AWS configuration, e.g. $AWS_REGION)")
 	f.Int64Var(&o.partSizeMB, "part-size", 8, "MiB per uploaded part of a file (S3)")
 	f.IntVar(&o.uploadParts, "upload-concurrency", 4, "parts of a file uploaded at a time (S3); memory is about part size x (this + 1)")
 	o.outputFlags.register(f, "no progress bars or progress log lines", "also write the run's summary as JSON to this file")
-	o.par.register(f)
 	o.metrics.register(f, false)
 	o.profiles.register(f, "export")
 	return cmd
@@ -194,18 +181,9 @@ Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 // runConfig is the export's reading, as run's, as the flags give it; the
 // command adds the mapping and the observer.
 func (o exportOpts) runConfig() engine.RunConfig {
-	return engine.RunConfig{
-		Postgres:   o.pg,
-		Table:      o.table,
-		OnError:    o.onError,
-		RejectFile: o.rejectFile,
-		MaxRejects: o.maxRejects,
-		StateFile:  o.state,
-		Resume:     o.resume,
-		Fresh:      o.fresh,
-		Readers:    o.par.readers,
-		RangeRows:  o.par.rangeRows,
-	}
+	c := engine.RunConfig{Postgres: o.pg, Table: o.table}
+	o.readFlags.apply(&c)
+	return c
 }
 
 func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command) error {
@@ -242,14 +220,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		return err
 	}
 	r := res.Run
-	switch {
-	case r.Status == engine.StatusInterrupted:
-		r.ExitCode = exitInterrupted
-	case err != nil:
-		r.ExitCode = exitFailure
-	case r.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
-		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", render.Plural(int(r.AllRuns.Rejects), "reject"), r.RejectFile)
-	}
+	o.end(g, r, err)
 	_ = render.RunSummary(g.stdout, r)
 	_ = render.Export(g.stdout, res)
 	if o.summaryJSON != "" {

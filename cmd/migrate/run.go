@@ -28,26 +28,13 @@ type runOpts struct {
 	warmWCU     int64
 	window      int
 	onDuplicate string
-
-	onError    string
-	rejectFile string
-	maxRejects int
-
-	state  string
-	resume bool
-	fresh  bool
-
+	readFlags
 	outputFlags
 	tempDir  string
 	profiles profiles
 
 	fromExportOpts // run --from-export (fromexport.go)
 	metrics        metricsOpts
-	par            readerFlags
-
-	// Set by the command from the flags, not flags themselves.
-	rejectFileSet bool
-	maxRejectsSet bool
 }
 
 func (o *runOpts) validate() error {
@@ -69,8 +56,8 @@ func (o *runOpts) validate() error {
 	if err := o.calls.validate("run"); err != nil {
 		return err
 	}
-	if o.onError == engine.OnErrorFail && (o.rejectFileSet || o.maxRejectsSet) {
-		return usagef("run: --reject-file and --max-rejects apply only with --on-error reject")
+	if err := o.readFlags.validate("run"); err != nil {
+		return err
 	}
 	return checks(
 		flagProblem("run", o.config().Validate()),
@@ -125,8 +112,7 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			f := cmd.Flags()
-			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
+			o.given(cmd.Flags())
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -144,18 +130,12 @@ mapping or state-file problem, 130 interrupted (resumable).`,
 	f.IntVar(&o.window, "window", 0, fmt.Sprintf("items buffered to spread consecutive writes over partitions (0 = %d); a smaller window checkpoints sooner", load.DefaultWindow))
 	_ = f.MarkHidden("window")
 	f.StringVar(&o.onDuplicate, "on-duplicate", load.OnDuplicateFail, `two items with the same primary key: "fail" (a row error naming both rows) or "skip" (keep the first, count the rest)`)
-	f.StringVar(&o.onError, "on-error", engine.OnErrorFail, `bad rows: "fail" (stop at the first) or "reject" (write them to the reject file and go on)`)
-	f.StringVar(&o.rejectFile, "reject-file", "", "reject file, JSON lines (default <table>.rejects.jsonl; with --on-error reject)")
-	f.IntVar(&o.maxRejects, "max-rejects", 0, "rejects allowed before the run exits 1 (it still runs to the end; -1 = no limit; with --on-error reject)")
-	f.StringVar(&o.state, "state", "", "state file for checkpoints and --resume (default .migrate/<table>.state.json)")
-	f.BoolVar(&o.resume, "resume", false, "continue the run recorded in the state file")
-	f.BoolVar(&o.fresh, "fresh", false, "start over, ignoring and overwriting the state file")
+	o.readFlags.register(f, "run", "", "start over, ignoring and overwriting the state file")
 	o.outputFlags.register(f, "no progress bars or progress log lines", "also write the summary as JSON to this file")
 	f.StringVar(&o.tempDir, "temp-dir", "", "directory for the duplicate-key check of entities whose keys are not proven unique (default $TMPDIR or /tmp)")
 	o.profiles.register(f, "run")
 	o.fromExportOpts.register(f)
 	o.metrics.register(f, false)
-	o.par.register(f)
 	return cmd
 }
 
@@ -169,21 +149,9 @@ func (o runOpts) writerConfig() load.Config {
 // config is the run's configuration as the flags give it; the command
 // adds the mapping, the client, the source and the observer.
 func (o runOpts) config() engine.RunConfig {
-	return engine.RunConfig{
-		Postgres:    o.pg,
-		Table:       o.table,
-		CreateTable: o.createTable,
-		Writer:      o.writerConfig(),
-		TempDir:     o.tempDir,
-		OnError:     o.onError,
-		RejectFile:  o.rejectFile,
-		MaxRejects:  o.maxRejects,
-		StateFile:   o.state,
-		Resume:      o.resume,
-		Fresh:       o.fresh,
-		Readers:     o.par.readers,
-		RangeRows:   o.par.rangeRows,
-	}
+	c := engine.RunConfig{Postgres: o.pg, Table: o.table, CreateTable: o.createTable, Writer: o.writerConfig(), TempDir: o.tempDir}
+	o.readFlags.apply(&c)
+	return c
 }
 
 func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command) error {
@@ -217,14 +185,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 	if res == nil {
 		return err
 	}
-	switch {
-	case res.Status == engine.StatusInterrupted:
-		res.ExitCode = exitInterrupted
-	case err != nil:
-		res.ExitCode = exitFailure
-	case res.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
-		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", render.Plural(int(res.AllRuns.Rejects), "reject"), res.RejectFile)
-	}
+	o.end(g, res, err)
 	if errors.Is(err, engine.ErrBadRow) && o.onError == engine.OnErrorFail {
 		again := resume
 		if errors.Is(err, load.ErrDuplicateKey) {
