@@ -122,20 +122,21 @@ func (c CompareConfig) validate(verb string) error {
 	if c.DynamoDB == nil {
 		bad("a DynamoDB client is required")
 	}
+	field := func(name, format string, args ...any) { errs = append(errs, fieldf(verb, name, format, args...)) }
 	if c.Mode != CompareScan && c.Mode != CompareGet {
-		bad("Mode must be %q or %q, not %q", CompareScan, CompareGet, c.Mode)
+		field("Mode", "must be %s or %s, not %q", CompareScan, CompareGet, c.Mode)
 	}
 	if c.Segments < 1 || c.Segments > 1_000_000 {
-		bad("Segments must be between 1 and 1000000")
+		field("Segments", "must be between 1 and 1000000")
 	}
 	if c.Concurrency < 1 {
-		bad("Concurrency must be at least 1")
+		field("Concurrency", "must be at least 1")
 	}
 	if c.Consistency != ConsistencyStrong && c.Consistency != ConsistencyEventual {
 		bad("Consistency must be %q or %q, not %q", ConsistencyStrong, ConsistencyEventual, c.Consistency)
 	}
 	if c.SortMemoryMB < 1 {
-		bad("SortMemoryMB must be at least 1")
+		field("SortMemoryMB", "must be at least 1 (MB)")
 	}
 	return errors.Join(errs...)
 }

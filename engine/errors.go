@@ -84,3 +84,24 @@ func plural(n int64, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// FieldError is a problem with the value of a Config field: Field names
+// it as the Config does ("OnError", "Writer.MaxWCU") and Problem is the
+// rest of the sentence, which may name other fields. A caller that sets
+// the field from its own input, such as a command-line flag, can say the
+// same in that input's name. Every FieldError is an ErrConfig.
+type FieldError struct {
+	Verb    string // "run", "sync", "plan", ...
+	Field   string
+	Problem string
+}
+
+// Error says the problem in the Config's terms: "run: OnError must be ...".
+func (e *FieldError) Error() string { return e.Verb + ": " + e.Field + " " + e.Problem }
+
+// Is reports whether target is ErrConfig.
+func (e *FieldError) Is(target error) bool { return target == ErrConfig }
+
+func fieldf(verb, field, format string, args ...any) error {
+	return &FieldError{Verb: verb, Field: field, Problem: fmt.Sprintf(format, args...)}
+}

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -57,22 +59,36 @@ func (c PlanConfig) WithDefaults() PlanConfig {
 // Validate reports every problem with c, each wrapping ErrConfig. Call it
 // on WithDefaults().
 func (c PlanConfig) Validate() error {
-	if err := c.CompareConfig.validate("plan"); err != nil {
-		return err
+	errs := []error{c.CompareConfig.validate("plan")}
+	field := func(name, format string, args ...any) { errs = append(errs, fieldf("plan", name, format, args...)) }
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"PricePerMillionWCU", c.PricePerMillionWCU}, {"WriteRate", c.WriteRate}, {"PricePerGBImport", c.PricePerGBImport}, {"ImportGBPerHour", c.ImportGBPerHour}} {
+		// NaN passes every comparison below.
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			field(f.name, "must be a finite number, not %v", f.v)
+		}
 	}
-	if c.PricePerMillionWCU < 0 || c.PricePerGBImport < 0 {
-		return configErrorf("plan: prices must not be negative")
-	}
-	if c.ExportFileSize < 0 {
-		return configErrorf("plan: ExportFileSize must not be negative")
-	}
-	if c.ImportGBPerHour < 0 || c.ImportOverhead < 0 {
-		return configErrorf("plan: ImportGBPerHour and ImportOverhead must not be negative")
+	if c.PricePerMillionWCU < 0 {
+		field("PricePerMillionWCU", "must not be negative")
 	}
 	if c.WriteRate <= 0 {
-		return configErrorf("plan: WriteRate must be positive")
+		field("WriteRate", "must be positive")
 	}
-	return nil
+	if c.PricePerGBImport < 0 {
+		field("PricePerGBImport", "must not be negative")
+	}
+	if c.ImportGBPerHour < 0 {
+		field("ImportGBPerHour", "must not be negative")
+	}
+	if c.ImportOverhead < 0 {
+		field("ImportOverhead", "must not be negative")
+	}
+	if c.ExportFileSize < 0 {
+		field("ExportFileSize", "must not be negative")
+	}
+	return errors.Join(errs...)
 }
 
 // Plan is a dry run: it reads the source in one snapshot, transforms every

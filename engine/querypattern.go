@@ -31,6 +31,46 @@ type PatternQueryInput struct {
 	Consistent bool
 }
 
+// PatternShards is the shard count of the index a sharded query pattern
+// reads, for PatternQueryInput.Shards: the one the mapping declares for
+// the entity, or for "count: auto" the one the run or sync that wrote
+// table recorded in its state file (stateFile, default
+// .migrate/<table>.state.json). It is 0 for a pattern that is not sharded
+// or not in the mapping (QueryPattern says why).
+func PatternShards(m *mapping.Mapping, pattern, stateFile, table string) (int, error) {
+	ap := patternNamed(m, pattern)
+	if ap == nil || !ap.Sharded() {
+		return 0, nil
+	}
+	for _, e := range m.Entities {
+		for _, ei := range e.Indexes {
+			if ei.Index != ap.Index || ei.Shard == nil {
+				continue
+			}
+			if ei.Shard.Count > 0 {
+				return ei.Shard.Count, nil
+			}
+			written, err := WrittenShards("query", m, stateFile, table)
+			if err != nil {
+				return 0, err
+			}
+			shards := 0
+			if written != nil {
+				for _, c := range written.Counts {
+					if c.Entity == e.Name && c.Index == ap.Index {
+						shards = c.Count
+					}
+				}
+			}
+			if shards == 0 {
+				return 0, configErrorf("query: %s %s has \"count: auto\" shards, and no state file (--state, default %s) has the count the run computed", e.Name, ap.Index, StatePath(table))
+			}
+			return shards, nil
+		}
+	}
+	return 0, nil
+}
+
 // QueryPattern runs a query access pattern (see PatternQueryInput).
 func QueryPattern(ctx context.Context, client Querier, in PatternQueryInput) ([]map[string]types.AttributeValue, error) {
 	m := in.Mapping

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -166,26 +167,76 @@ func (c RunConfig) Validate() error {
 	switch c.OnError {
 	case OnErrorFail, OnErrorReject:
 	default:
-		bad("run: OnError must be %q or %q, not %q", OnErrorFail, OnErrorReject, c.OnError)
+		errs = append(errs, fieldf("run", "OnError", "must be %q or %q, not %q", OnErrorFail, OnErrorReject, c.OnError))
 	}
 	if c.MaxRejects < -1 {
-		bad("run: MaxRejects must be -1 (no limit) or more")
+		errs = append(errs, fieldf("run", "MaxRejects", "must be -1 (no limit) or more"))
 	}
 	if c.MaxPendingRows < 1 {
 		bad("run: MaxPendingRows must be at least 1")
 	}
 	if c.Readers < 1 || c.RangeRows < 1 {
-		bad("run: Readers and RangeRows must be at least 1")
+		errs = append(errs, fieldf("run", "Readers", "and RangeRows must be at least 1"))
 	}
 	if c.Resume && c.Fresh {
-		bad("run: Resume and Fresh exclude each other")
+		errs = append(errs, fieldf("run", "Resume", "and Fresh exclude each other"))
 	}
-	if c.Target == nil {
+	writer := validateWriter("run", c.Writer, c.CreateTable)
+	errs = append(errs, writer...)
+	// The writer's own check would repeat what is wrong with the bounds.
+	if c.Target == nil && len(writer) == 0 {
 		if err := c.writerConfig().Validate(); err != nil {
 			errs = append(errs, kinded(ErrConfig, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateWriter checks the writer's bounds as a caller sets them, 0
+// meaning the default: load.Config.Validate checks them after defaults,
+// where a problem can no longer be told from a default.
+func validateWriter(verb string, w load.Config, createTable bool) []error {
+	var errs []error
+	bad := func(field, format string, args ...any) { errs = append(errs, fieldf(verb, field, format, args...)) }
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Writer.MaxWCU", w.MaxWCU}, {"Writer.MinWCU", w.MinWCU}} {
+		// NaN passes every comparison below.
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			bad(f.name, "must be a finite number, not %v", f.v)
+		}
+	}
+	if w.MaxWCU < 0 {
+		bad("Writer.MaxWCU", "must not be negative (0 = no cap)")
+	}
+	if w.MinWCU < 0 || w.MaxWCU > 0 && w.MinWCU > w.MaxWCU {
+		bad("Writer.MinWCU", "must be between 0 and Writer.MaxWCU (0 = the default, %d)", load.DefaultMinWCU)
+	}
+	if w.Window != 0 && w.Window < load.MaxBatchItems {
+		bad("Writer.Window", "must be at least %d (0 = the default, %d)", load.MaxBatchItems, load.DefaultWindow)
+	}
+	if w.MaxBatchElapsed < 0 {
+		bad("Writer.MaxBatchElapsed", "must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
+	}
+	switch w.OnDuplicate {
+	case "", load.OnDuplicateFail, load.OnDuplicateSkip:
+	default:
+		bad("Writer.OnDuplicate", "must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, w.OnDuplicate)
+	}
+	// A warm throughput is set on the table created: an existing table is
+	// not changed, and less than a new on-demand table takes at once
+	// anyway would be a mistake.
+	switch {
+	case w.WarmWCU == 0:
+	case w.WarmWCU < 0:
+		bad("Writer.WarmWCU", "must not be negative (0 = no warm throughput)")
+	case !createTable:
+		bad("Writer.WarmWCU", "applies only with CreateTable (it sets the warm throughput of the table created)")
+	case w.WarmWCU < load.OnDemandInitialWCU:
+		bad("Writer.WarmWCU", "must be at least %d, what a new on-demand table takes at once without it; got %d", load.OnDemandInitialWCU, w.WarmWCU)
+	}
+	return errs
 }
 
 // writerConfig is the load.Config of the default target.

@@ -64,6 +64,22 @@ func ValidateKeys(ctx context.Context, m *mapping.Mapping, pgURL string) (proof 
 	return mapping.ProveUniqueKeys(m, cat), mapping.Warnings(m, cat), nil
 }
 
+// LoadMappingWithCatalog is LoadMapping that, when the file has problems
+// and the source (pgURL) can be read, reports the catalog's problems with
+// them, as ValidateFile does: a run shows every problem in one pass too.
+// If the source cannot be read, the file's problems alone are reported.
+func LoadMappingWithCatalog(ctx context.Context, path, pgURL string) (*mapping.Mapping, error) {
+	m, err := LoadMapping(path)
+	var ds mapping.Diagnostics
+	if err == nil || pgURL == "" || !errors.As(err, &ds) {
+		return m, err
+	}
+	if _, _, _, all := ValidateFile(ctx, path, pgURL); errors.As(all, &ds) {
+		return nil, all
+	}
+	return nil, err
+}
+
 // ValidateFile is ValidateKeys for a mapping file, reporting every problem
 // in one pass: what the file says wrong (an undeclared index, an unknown
 // field) and what the catalog says wrong of the rest (a misspelled column),

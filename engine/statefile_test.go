@@ -141,3 +141,32 @@ func TestMappingShardKeys(t *testing.T) {
 		})
 	}
 }
+
+// A sharded pattern reads the count the mapping declares, or for "count:
+// auto" the one the state file recorded; a pattern on no sharded index
+// has none.
+func TestPatternShards(t *testing.T) {
+	m, dir := stateFixture(t)
+	t.Chdir(dir)
+	if n, err := PatternShards(m, "customerProfile", "", "Bookstore"); n != 0 || err != nil {
+		t.Errorf("unsharded pattern: %d, %v", n, err)
+	}
+	_, err := PatternShards(m, "openOrdersInMonth", "", "Bookstore")
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), `query: Order GSI2 has "count: auto" shards, and no state file (--state, default .migrate/Bookstore.state.json) has the count the run computed`) {
+		t.Errorf("auto without a state file: %v", err)
+	}
+	saveState(t, "mine.json", "Bookstore", checkpoint.Shard{Entity: "Order", Index: "GSI2", Count: 9})
+	if n, err := PatternShards(m, "openOrdersInMonth", "mine.json", "Bookstore"); n != 9 || err != nil {
+		t.Errorf("auto with a state file: %d, %v; want 9", n, err)
+	}
+	for _, e := range m.Entities {
+		for _, ei := range e.Indexes {
+			if ei.Shard != nil {
+				ei.Shard.Count = 4 // declared
+			}
+		}
+	}
+	if n, err := PatternShards(m, "openOrdersInMonth", "", "Bookstore"); n != 4 || err != nil {
+		t.Errorf("declared count: %d, %v; want 4", n, err)
+	}
+}

@@ -256,17 +256,19 @@ func (c SyncConfig) Validate() error {
 		}
 	}
 	if c.MaxFanout < -1 {
-		bad("sync: MaxFanout must be -1 (no bound) or more")
+		errs = append(errs, fieldf("sync", "MaxFanout", "must be -1 (no bound), 0 (the default, %d) or more", DefaultMaxFanout))
 	}
 	switch c.OnTruncate {
 	case OnTruncateFail, OnTruncateDelete:
 	default:
-		bad("sync: OnTruncate must be %q or %q, not %q", OnTruncateFail, OnTruncateDelete, c.OnTruncate)
+		errs = append(errs, fieldf("sync", "OnTruncate", "must be %q or %q, not %q", OnTruncateFail, OnTruncateDelete, c.OnTruncate))
 	}
+	writer := validateWriter("sync", c.Writer, c.CreateTable)
+	errs = append(errs, writer...)
 	if c.MaxBatch < 1 {
 		bad("sync: MaxBatch must be at least 1")
 	}
-	if c.Mapping != nil && c.Table != "" {
+	if c.Mapping != nil && c.Table != "" && len(writer) == 0 {
 		if err := c.writerConfig().Validate(); err != nil {
 			errs = append(errs, kinded(ErrConfig, err))
 		}

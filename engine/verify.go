@@ -40,8 +40,8 @@ func (c VerifyConfig) WithDefaults() VerifyConfig {
 // Validate reports every problem with c, each wrapping ErrConfig. Call it
 // on WithDefaults().
 func (c VerifyConfig) Validate() error {
-	if c.Sample <= 0 || c.Sample > 1 {
-		return configErrorf("verify: Sample must be in (0, 1], e.g. 0.01 for 1%%")
+	if !(c.Sample > 0 && c.Sample <= 1) { // NaN too
+		return fieldf("verify", "Sample", "must be in (0, 1], e.g. 0.01 for 1%%")
 	}
 	return c.CompareConfig.validate("verify")
 }

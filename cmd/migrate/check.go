@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/export"
-	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -122,32 +120,6 @@ func checkRegion(cmd, region string) error {
 	}
 	if !ok {
 		return usagef("%s: --region must be a region name such as eu-west-1, not %q", cmd, region)
-	}
-	return nil
-}
-
-// checkFinite rejects NaN and infinities, which a float flag parses and
-// which pass every comparison a range check makes.
-func checkFinite(cmd, flag string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return usagef("%s: %s must be a finite number, not %v", cmd, flag, v)
-	}
-	return nil
-}
-
-// checkWarmWCU checks --warm-wcu: 0 (none), or at least what a new
-// on-demand table takes at once anyway, and only with --create-table (an
-// existing table is not changed).
-func checkWarmWCU(cmd string, warm int64, createTable bool) error {
-	switch {
-	case warm == 0:
-		return nil
-	case warm < 0:
-		return usagef("%s: --warm-wcu must not be negative (0 = no warm throughput)", cmd)
-	case !createTable:
-		return usagef("%s: --warm-wcu applies only with --create-table (it sets the warm throughput of the table created)", cmd)
-	case warm < load.OnDemandInitialWCU:
-		return usagef("%s: --warm-wcu must be at least %d, what a new on-demand table takes at once without it; got %d", cmd, load.OnDemandInitialWCU, warm)
 	}
 	return nil
 }

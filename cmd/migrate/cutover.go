@@ -4,28 +4,25 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/report"
-	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 func init() { register(newCutoverCmd) }
 
 type cutoverOpts struct {
-	mapping, pg, table, endpoint, region string
-	slot, publication, state             string
-	quiet                                time.Duration
-	sample                               float64
-	wait                                 time.Duration
-	drop                                 bool
-	calls                                callFlags
+	sourceFlags
+	targetFlags
+	slot, publication, state string
+	quiet                    time.Duration
+	sample                   float64
+	wait                     time.Duration
+	drop                     bool
+	calls                    callFlags
 }
 
 func newCutoverCmd(g *globals) *cobra.Command {
@@ -52,15 +49,14 @@ publication, which releases the WAL they hold.
 Exit codes: 0 go, 1 failed, 2 usage or setup problem (no slot, the sync still
 running), 3 no-go, 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, _ = pgURLFrom(o.pg)
 			switch {
 			case o.mapping == "":
 				return usagef("cutover: a mapping file is required (the argument or --mapping)")
 			case o.pg == "":
-				return usagef("cutover: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+				return errNoPG("cutover")
 			case o.quiet <= 0:
 				return usagef("cutover: --quiet-period must be positive")
 			case o.sample <= 0 || o.sample > 1:
@@ -75,11 +71,8 @@ running), 3 no-go, 130 interrupted.`,
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "")
 	f.StringVar(&o.slot, "slot", "", "the sync's replication slot (default migrate_<table>)")
 	f.StringVar(&o.publication, "publication", "", "the sync's publication (default migrate_<table>)")
 	f.StringVar(&o.state, "state", "", "the sync's state file (default .migrate/<table>.state.json)")
@@ -98,7 +91,7 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	}
 	table := cmp.Or(o.table, m.Table)
 	slot, pub := syncNames(syncOpts{slot: o.slot, publication: o.publication}, table)
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger))
+	client, err := o.client(ctx, o.calls, 0, g.logger)
 	if err != nil {
 		return err
 	}
@@ -112,7 +105,7 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	if err != nil {
 		return err
 	}
-	printCutover(g.stdout, table, res)
+	_ = render.Cutover(g.stdout, table, res)
 	if !res.Go {
 		return exitError{code: exitDiffers}
 	}
@@ -121,65 +114,4 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	}
 	fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the source; once the application reads from DynamoDB, remove it with:\n  migrate sync --drop --mapping %s --slot %s --publication %s\n", slot, shellQuote(o.mapping), slot, pub)
 	return nil
-}
-
-func printCutover(w io.Writer, table string, res *engine.CutoverResult) {
-	fmt.Fprintf(w, "cutover of table %s (%s)\n", table, res.Elapsed.Round(time.Millisecond))
-	check := func(ok bool, format string, args ...any) {
-		mark := "ok  "
-		if !ok {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  [%s] %s\n", mark, fmt.Sprintf(format, args...))
-	}
-	check(true, "caught up with the source at %s, applying %d changes", res.CaughtUp, res.Applied)
-	var quiet int64
-	var byTable []string
-	for t, n := range res.QuietChanges {
-		quiet += n
-		byTable = append(byTable, fmt.Sprintf("%s: %d", t, n))
-	}
-	slices.Sort(byTable)
-	if quiet == 0 {
-		check(true, "no write to a mapped table during the %s quiet period (every change up to %s is in the table)", res.Quiet, res.Final)
-	} else {
-		check(false, "%d writes to mapped tables during the %s quiet period (%s); applied up to %s", quiet, res.Quiet, strings.Join(byTable, ", "), res.Final)
-	}
-	if len(res.Writers) == 0 {
-		check(true, "no session holds a write lock on a mapped table")
-	}
-	for _, wr := range res.Writers {
-		check(false, "write lock held: %s", wr)
-	}
-	if v := res.Verify; v != nil {
-		s := v.Summary
-		what := "every item"
-		if v.Sample < 1 {
-			what = fmt.Sprintf("a %.4g%% sample", v.Sample*100)
-		}
-		check(v.Identical, "verify (%s): %d expected, %d matching, %d missing, %d different, %d unexpected, %d problems",
-			what, s.Expected, s.Matching, s.Missing, s.Different, s.Unexpected, s.Problems)
-		if !v.Identical {
-			_ = report.VerifyText(indent{w}, v, report.TextOptions{})
-		}
-	}
-	if res.Go {
-		fmt.Fprintln(w, "GO: the table holds every change of the source, and the source takes no more writes")
-		return
-	}
-	fmt.Fprintln(w, "NO-GO:")
-	for _, r := range res.NoGo {
-		fmt.Fprintf(w, "  - %s\n", r)
-	}
-}
-
-// indent writes through w with every line indented.
-type indent struct{ w io.Writer }
-
-func (i indent) Write(p []byte) (int, error) {
-	s := strings.ReplaceAll(strings.TrimRight(string(p), "\n"), "\n", "\n      ")
-	if _, err := fmt.Fprintf(i.w, "      %s\n", s); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

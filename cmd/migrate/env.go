@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"strings"
+
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 // pgURL returns the flag value or the environment's.
@@ -26,12 +26,8 @@ func pgURLFrom(flag string) (string, string) {
 	return "", ""
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	if strings.HasSuffix(word, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+// newProgress is the observer of a run's progress, drawn on the command's
+// terminal or logged.
+func newProgress(g *globals, quiet bool) *render.RunProgress {
+	return render.NewRunProgress(render.ProgressConfig{Stdout: g.stdout, Stderr: g.stderr, Logger: g.logger, NewLogger: g.newLogger, Quiet: quiet})
 }

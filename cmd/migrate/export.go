@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/metrics"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -52,34 +51,25 @@ func (o *s3Flags) store(ctx context.Context, g *globals, where, region string, u
 }
 
 type exportOpts struct {
-	mapping     string
-	pg          string
+	sourceFlags
 	table       string
 	to          string
 	compression string
 	fileSize    string
 	onDuplicate string
 
-	onError    string
-	rejectFile string
-	maxRejects int
-
-	state  string
-	resume bool
-	fresh  bool
+	readFlags
 
 	s3          s3Flags
 	region      string
 	partSizeMB  int64
 	uploadParts int
 
-	quiet       bool
-	summaryJSON string
-	par         readerFlags
-	metrics     metricsOpts
-	profiles    profiles
+	outputFlags
+	par      readerFlags
+	metrics  metricsOpts
+	profiles profiles
 
-	pgFrom        string
 	rejectFileSet bool
 	maxRejectsSet bool
 }
@@ -89,7 +79,7 @@ func (o *exportOpts) validate() error {
 	case o.mapping == "":
 		return usagef("export: a mapping file is required (the argument, --mapping or $%s)", envMapping)
 	case o.pg == "":
-		return usagef("export: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("export")
 	case o.to == "":
 		return usagef("export: --to is required: a directory or s3://bucket/prefix")
 	case o.compression != export.CompressionGzip && o.compression != export.CompressionZstd && o.compression != export.CompressionNone:
@@ -103,17 +93,12 @@ func (o *exportOpts) validate() error {
 		return usagef("export: --upload-concurrency must be at least 1")
 	case o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip:
 		return usagef("export: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
-	case o.onError != engine.OnErrorFail && o.onError != engine.OnErrorReject:
-		return usagef("export: --on-error must be %q or %q, not %q", engine.OnErrorFail, engine.OnErrorReject, o.onError)
-	case o.onError == engine.OnErrorFail && (o.rejectFileSet || o.maxRejectsSet):
-		return usagef("export: --reject-file and --max-rejects apply only with --on-error reject")
-	case o.maxRejects < -1:
-		return usagef("export: --max-rejects must be -1 (no limit) or more")
-	case o.resume && o.fresh:
-		return usagef("export: --resume and --fresh exclude each other")
+	}
+	if err := o.readFlags.validate("export"); err != nil {
+		return err
 	}
 	return checks(
-		o.par.validate("export"),
+		flagProblem("export", o.runConfig().Validate()),
 		checkTable("export", "--table", o.table),
 		checkPostgres("export", o.pg, o.pgFrom),
 		checkWhere("export", "--to", o.to, false),
@@ -162,53 +147,43 @@ computes. Then: migrate import (a new table), or migrate run --from-export
 Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
 130 interrupted (resumable).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
-			f := cmd.Flags()
-			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
+			o.given(cmd.Flags())
 			if err := o.validate(); err != nil {
 				return err
 			}
 			if err := o.metrics.validate("export"); err != nil {
 				return err
 			}
-			if err := o.profiles.start(); err != nil {
-				return err
-			}
-			err := runExport(cmd.Context(), g, o, cmd)
-			if perr := o.profiles.stop(); perr != nil {
-				err = errors.Join(err, perr)
-			}
-			return err
+			return o.profiles.profiled(func() error { return runExport(cmd.Context(), g, o, cmd) })
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	o.sourceFlags.register(cmd)
 	f.StringVar(&o.to, "to", "", "destination: a directory, or s3://bucket/prefix")
 	f.StringVar(&o.table, "table", "", "table named in the manifest, the default of import (default: the mapping's table)")
 	f.StringVar(&o.compression, "compression", export.CompressionGzip, "gzip, zstd or none")
 	f.StringVar(&o.fileSize, "file-size", "64MiB", "uncompressed size of a file (KiB, MiB, GiB); the items of a file wait in memory for its commit")
 	f.StringVar(&o.onDuplicate, "on-duplicate", load.OnDuplicateFail, `two items with the same primary key: "fail" (a row error naming both rows) or "skip"`)
-	f.StringVar(&o.onError, "on-error", engine.OnErrorFail, `bad rows: "fail" (stop at the first) or "reject" (write them to the reject file and go on)`)
-	f.StringVar(&o.rejectFile, "reject-file", "", "reject file, JSON lines (default <table>.export.rejects.jsonl; with --on-error reject)")
-	f.IntVar(&o.maxRejects, "max-rejects", 0, "rejects allowed before the export exits 1 (it still runs to the end; -1 = no limit)")
-	f.StringVar(&o.state, "state", "", "state file for checkpoints and --resume (default .migrate/<table>.export.state.json)")
-	f.BoolVar(&o.resume, "resume", false, "continue the export recorded in the state file")
-	f.BoolVar(&o.fresh, "fresh", false, "start over: ignore the state file and replace an export at the destination")
+	o.readFlags.register(f, "export", ".export", "start over: ignore the state file and replace an export at the destination")
 	o.s3.register(f)
 	f.StringVar(&o.region, "region", "", "AWS region of the bucket (default: AWS configuration, e.g. $AWS_REGION)")
 	f.Int64Var(&o.partSizeMB, "part-size", 8, "MiB per uploaded part of a file (S3)")
 	f.IntVar(&o.uploadParts, "upload-concurrency", 4, "parts of a file uploaded at a time (S3); memory is about part size x (this + 1)")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
-	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the run's summary as JSON to this file")
-	o.par.register(f)
+	o.outputFlags.register(f, "no progress bars or progress log lines", "also write the run's summary as JSON to this file")
 	o.metrics.register(f, false)
-	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the export to this file (go tool pprof)")
-	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the export (go tool pprof)")
+	o.profiles.register(f, "export")
 	return cmd
+}
+
+// runConfig is the export's reading, as run's, as the flags give it; the
+// command adds the mapping and the observer.
+func (o exportOpts) runConfig() engine.RunConfig {
+	c := engine.RunConfig{Postgres: o.pg, Table: o.table}
+	o.readFlags.apply(&c)
+	return c
 }
 
 func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command) error {
@@ -230,81 +205,31 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 		return err
 	}
 	defer stopMetrics()
+	run := o.runConfig()
+	run.Mapping, run.Table, run.StateFile = m, table, statePath
+	run.ResumeCommand, run.Observer, run.Logger = resume, observeRun(prog, mst), prog.Logger()
 	res, err := engine.Export(ctx, engine.ExportConfig{
-		Run: engine.RunConfig{
-			Mapping:       m,
-			Postgres:      o.pg,
-			Table:         table,
-			OnError:       o.onError,
-			RejectFile:    o.rejectFile,
-			MaxRejects:    o.maxRejects,
-			StateFile:     statePath,
-			Resume:        o.resume,
-			Fresh:         o.fresh,
-			ResumeCommand: resume,
-			Observer:      observeRun(prog, mst),
-			Logger:        prog.logger,
-			Readers:       o.par.readers,
-			RangeRows:     o.par.rangeRows,
-		},
+		Run:         run,
 		To:          o.to,
 		S3:          engine.ExportS3{Endpoint: o.s3.endpoint, Region: o.region, PathStyle: o.s3.pathStyle, PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts},
 		Compression: o.compression,
 		FileSize:    o.fileSizeBytes(),
 		OnDuplicate: o.onDuplicate,
 	})
-	prog.stop(res != nil && res.Run.Status == engine.StatusComplete)
+	prog.Stop(res != nil && res.Run.Status == engine.StatusComplete)
 	if res == nil {
 		return err
 	}
 	r := res.Run
-	switch {
-	case r.Status == engine.StatusInterrupted:
-		r.ExitCode = exitInterrupted
-	case err != nil:
-		r.ExitCode = exitFailure
-	case r.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
-		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(r.AllRuns.Rejects), "reject"), r.RejectFile)
-	}
-	printSummary(g.stdout, r)
-	printExport(g.stdout, res)
+	o.end(g, r, err)
+	_ = render.RunSummary(g.stdout, r)
+	_ = render.Export(g.stdout, res)
 	if o.summaryJSON != "" {
-		if werr := writeSummaryJSON(o.summaryJSON, r); werr != nil {
+		if werr := render.WriteJSONFile(o.summaryJSON, r); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
 	return err
-}
-
-// printExport says what the export holds.
-func printExport(w io.Writer, res *engine.ExportResult) {
-	var items, bytes, raw int64
-	for _, f := range res.Files {
-		items, bytes, raw = items+f.Items, bytes+f.Bytes, raw+f.UncompressedBytes
-	}
-	fmt.Fprintf(w, "export: %s, %s items, %s stored (%s uncompressed) in %s\n",
-		plural(len(res.Files), "file"), thousands(items), mebibytes(bytes), mebibytes(raw), res.Location)
-	if res.Complete {
-		fmt.Fprintf(w, "manifest: %s/manifest.json, content hash %s\n", res.Location, res.ContentHash)
-	}
-}
-
-func mebibytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // fileSizeBytes reads --file-size.

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/load"
 )
 
 // Values of --compare.
@@ -19,9 +16,8 @@ const (
 
 // compareFlags are the flags plan and verify share.
 type compareFlags struct {
-	mapping, pg, table  string
-	pgFrom              string // where pg came from: "flag" or the environment variable's name
-	endpoint, region    string
+	sourceFlags
+	targetFlags
 	compare             string
 	segments            int
 	concurrency         int
@@ -64,12 +60,9 @@ table) and compared in one streaming merge.`
 // only get reads use), for the commands that can read either way.
 func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool) {
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
 	o.compare = compareScan
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "")
 	f.IntVar(&o.segments, "segments", engine.DefaultSegments, "parallel Scan segments")
 	if withCompare {
 		f.StringVar(&o.compare, "compare", compareScan, "how to read the target: scan or get (read costs below)")
@@ -91,20 +84,14 @@ func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool
 	}
 }
 
-func (o *compareFlags) validate(cmd string) error {
+// validate checks the flags; problems is what the verb's Config says of
+// the flags' values (see values).
+func (o *compareFlags) validate(cmd string, problems error) error {
 	switch {
 	case o.mapping == "":
 		return usagef("%s: --mapping is required", cmd)
 	case o.pg == "":
-		return usagef("%s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", cmd)
-	case o.compare != compareScan && o.compare != compareGet:
-		return usagef("%s: --compare must be scan or get, not %q", cmd, o.compare)
-	case o.segments < 1 || o.segments > 1_000_000:
-		return usagef("%s: --segments must be between 1 and 1000000", cmd)
-	case o.concurrency < 1:
-		return usagef("%s: --concurrency must be at least 1", cmd)
-	case o.sortMemoryMB < 1:
-		return usagef("%s: --sort-memory must be at least 1 (MB)", cmd)
+		return errNoPG(cmd)
 	case o.maxDetails < 0:
 		return usagef("%s: --max-details must not be negative", cmd)
 	case o.format != "text" && o.format != "markdown" && o.format != "json":
@@ -113,9 +100,8 @@ func (o *compareFlags) validate(cmd string) error {
 		return usagef("%s: --color must be auto, always or never, not %q", cmd, o.color)
 	}
 	return checks(
-		checkTable(cmd, "--table", o.table),
-		checkDynamoDBEndpoint(cmd, o.endpoint),
-		checkRegion(cmd, o.region),
+		flagProblem(cmd, problems),
+		o.targetFlags.validate(cmd),
 		checkPostgres(cmd, o.pg, o.pgFrom),
 		checkDir(cmd, "--temp-dir", o.tempDir),
 		checkOutput(cmd, "--html", o.html),
@@ -123,36 +109,9 @@ func (o *compareFlags) validate(cmd string) error {
 	)
 }
 
-// wantColor decides --color auto: a terminal, NO_COLOR unset, TERM not dumb.
-func wantColor(w io.Writer, mode string) bool {
-	switch mode {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// config opens the DynamoDB client and returns the engine's configuration
-// for these flags, with the mapping loaded.
-func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareConfig, error) {
-	m, err := engine.LoadMapping(o.mapping)
-	if err != nil {
-		return engine.CompareConfig{}, err
-	}
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, max(o.concurrency, o.segments), g.logger))
-	if err != nil {
-		return engine.CompareConfig{}, err
-	}
+// values is the comparison's configuration as the flags give it; config
+// adds the mapping and the client.
+func (o *compareFlags) values() engine.CompareConfig {
 	consistency := engine.ConsistencyEventual
 	if o.consistent {
 		consistency = engine.ConsistencyStrong
@@ -162,19 +121,23 @@ func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareCo
 		maxDetails = -1 // none; the engine's 0 means its default
 	}
 	return engine.CompareConfig{
-		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: o.table,
-		Mode: o.compare, Segments: o.segments, Concurrency: o.concurrency, Consistency: consistency,
-		SortMemoryMB: o.sortMemoryMB, TempDir: o.tempDir, MaxDetails: maxDetails, Logger: g.logger,
-	}, nil
+		Postgres: o.pg, Table: o.table, Mode: o.compare, Segments: o.segments, Concurrency: o.concurrency, Consistency: consistency,
+		SortMemoryMB: o.sortMemoryMB, TempDir: o.tempDir, MaxDetails: maxDetails,
+	}
 }
 
-// writeReport renders to stdout in the chosen format.
-func writeReport(w io.Writer, format string, text, markdown, json func(io.Writer) error) error {
-	switch format {
-	case "markdown":
-		return markdown(w)
-	case "json":
-		return json(w)
+// config opens the DynamoDB client and returns the engine's configuration
+// for these flags, with the mapping loaded.
+func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareConfig, error) {
+	m, err := engine.LoadMapping(o.mapping)
+	if err != nil {
+		return engine.CompareConfig{}, err
 	}
-	return text(w)
+	client, err := o.client(ctx, o.calls, max(o.concurrency, o.segments), g.logger)
+	if err != nil {
+		return engine.CompareConfig{}, err
+	}
+	c := o.values()
+	c.Mapping, c.DynamoDB, c.Logger = m, client, g.logger
+	return c, nil
 }

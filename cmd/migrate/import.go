@@ -2,28 +2,25 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
-	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 func init() { register(newImportCmd) }
 
 type importOpts struct {
-	from, mapping, table string
-	endpoint, region     string
-	s3                   s3Flags
-	dryRun               bool
-	poll                 time.Duration
-	summaryJSON          string
-	calls                callFlags
+	targetFlags
+	from, mapping string
+	s3            s3Flags
+	dryRun        bool
+	poll          time.Duration
+	summaryJSON   string
+	calls         callFlags
 }
 
 func newImportCmd(g *globals) *cobra.Command {
@@ -62,10 +59,8 @@ number of items than the export holds, or the table exists; 2 usage;
 			}
 			if err := checks(
 				checkWhere("import", "--from", o.from, true),
-				checkTable("import", "--table", o.table),
-				checkDynamoDBEndpoint("import", o.endpoint),
+				o.targetFlags.validate("import"),
 				checkS3Endpoint("import", o.s3.endpoint, o.from),
-				checkRegion("import", o.region),
 				checkOutput("import", "--summary-json", o.summaryJSON),
 				o.calls.validate("import"),
 			); err != nil {
@@ -77,9 +72,7 @@ number of items than the export holds, or the table exists; 2 usage;
 	f := cmd.Flags()
 	f.StringVar(&o.from, "from", "", "the export: s3://bucket/prefix")
 	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.table, "table", "", "the table to create (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.targetFlags.register(f, "the table to create (default: the mapping's table)")
 	o.s3.register(f)
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the ImportTable request; call nothing")
 	f.DurationVar(&o.poll, "poll", export.DefaultPollEvery, "how often to ask DynamoDB how the import goes")
@@ -107,77 +100,21 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 				"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
 		}}
 	if !o.dryRun {
-		if cfg.DynamoDB, err = load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger)); err != nil {
+		if cfg.DynamoDB, err = o.client(ctx, o.calls, 0, g.logger); err != nil {
 			return err
 		}
 	}
 	res, err := export.Import(ctx, cfg)
 	if o.dryRun && res != nil {
-		data, err := requestJSON(res.Request)
-		if err != nil {
-			return err
-		}
-		_, err = g.stdout.Write(data)
-		return err
+		return render.RequestJSON(g.stdout, res.Request)
 	}
 	if res != nil && res.ARN != "" {
-		fmt.Fprintf(g.stdout, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
-			res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
+		_ = render.Import(g.stdout, res)
 		if o.summaryJSON != "" {
-			if werr := writeJSONFile(o.summaryJSON, res); werr != nil && err == nil {
+			if werr := render.WriteJSONFile(o.summaryJSON, res); werr != nil && err == nil {
 				err = werr
 			}
 		}
 	}
 	return err
-}
-
-// requestJSON renders an SDK request as the API documents it: field
-// names as on the wire, unset fields left out.
-func requestJSON(v any) ([]byte, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var tree any
-	if err := json.Unmarshal(data, &tree); err != nil {
-		return nil, err
-	}
-	data, err = json.MarshalIndent(dropNulls(tree), "", "  ")
-	return append(data, '\n'), err
-}
-
-func dropNulls(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if e == nil {
-				delete(v, k)
-				continue
-			}
-			v[k] = dropNulls(e)
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = dropNulls(e)
-		}
-	}
-	return v
-}
-
-// writeJSONFile writes v as indented JSON to path, through a temporary file
-// renamed into place.
-func writeJSONFile(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/draft"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -49,7 +49,7 @@ type initOpts struct {
 
 func (o *initOpts) validate() error {
 	if o.pg == "" {
-		return usagef("init: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("init")
 	}
 	if o.table != "" {
 		if msg := mapping.TableNameProblem("table", o.table); msg != "" {
@@ -108,7 +108,7 @@ validate and plan, and after run, prove.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	f.StringVar(&o.pg, "pg", "", pgUsage)
 	f.StringVar(&o.schema, "schema", mapping.DefaultSchema, "PostgreSQL schema to draft")
 	f.StringSliceVar(&o.tables, "tables", nil, "draft only these tables (comma-separated; default every table but migration history)")
 	f.StringVar(&o.table, "table", "", "target DynamoDB table name (default: the database's name)")
@@ -150,7 +150,7 @@ func runInit(ctx context.Context, g *globals, o initOpts) error {
 	} else if err := writeNew(o.output, d.YAML); err != nil {
 		return err
 	}
-	return initSummary(report, o, d)
+	return render.InitSummary(report, o.output, o.embed, d)
 }
 
 // writeNew writes the file through a temporary one, so that an
@@ -175,33 +175,4 @@ func writeNew(path string, data []byte) error {
 		return fmt.Errorf("init: %w", err)
 	}
 	return nil
-}
-
-func initSummary(w io.Writer, o initOpts, d *draft.Draft) error {
-	where := o.output
-	if where == "-" {
-		where = "stdout"
-	}
-	indexes := fmt.Sprintf("%d indexes", d.Indexes)
-	if d.Indexes == 1 {
-		indexes = "1 index"
-	}
-	fmt.Fprintf(w, "init: wrote %s: table %s, %s, %s", where, d.Table, plural(d.Entities, "entity"), indexes)
-	if d.Offers > 0 {
-		state := "commented out"
-		if o.embed {
-			state = "active"
-		}
-		fmt.Fprintf(w, ", %s (%s)", plural(d.Offers, "embed offer"), state)
-	}
-	fmt.Fprintln(w)
-	for _, s := range d.Skipped {
-		fmt.Fprintf(w, "  not drafted: %s\n", s)
-	}
-	file := o.output
-	if file == "-" {
-		file = "mapping.yaml"
-	}
-	_, err := fmt.Fprintf(w, "Next: review the access patterns at the top of the file, then\n  migrate validate --mapping %s --pg \"$MIGRATE_PG_URL\"\n  migrate plan --mapping %s --pg \"$MIGRATE_PG_URL\"\nand after migrate run, check each access pattern against SQL:\n  migrate prove --mapping %s --pg \"$MIGRATE_PG_URL\"\n", file, file, file)
-	return err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/capacity"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -24,24 +25,21 @@ type planOpts struct {
 }
 
 func (o *planOpts) validate() error {
-	if err := o.compareFlags.validate("plan"); err != nil {
-		return err
+	// The engine takes 0 for its default rate; the flag has its own.
+	if o.imp.importRate <= 0 {
+		return usagef("plan: --import-rate must be positive")
 	}
-	if o.price < 0 {
-		return usagef("plan: --price-per-million-wcu must not be negative")
-	}
-	if o.writeRate <= 0 {
-		return usagef("plan: --write-rate must be positive")
-	}
-	if err := checks(
-		checkFinite("plan", "--price-per-million-wcu", o.price),
-		checkFinite("plan", "--write-rate", o.writeRate),
-		checkFinite("plan", "--price-per-gb-import", o.imp.importPrice),
-		checkFinite("plan", "--import-rate", o.imp.importRate),
-	); err != nil {
+	if err := o.compareFlags.validate("plan", o.planConfig(o.values()).Validate()); err != nil {
 		return err
 	}
 	return o.imp.validate()
+}
+
+// planConfig is the plan's configuration for these flags around c.
+func (o *planOpts) planConfig(c engine.CompareConfig) engine.PlanConfig {
+	return engine.PlanConfig{CompareConfig: c, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
+		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead,
+		ExportFileSize: parseFileSize(o.imp.fileSize)}
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -87,10 +85,9 @@ problems that would make run fail (row errors, duplicate keys, items over
 400 KB); 2 usage or mapping errors. With --detailed-exitcode (for CI):
 0 no changes, 2 changes (creates, changes or stale items), 1 any error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -112,15 +109,13 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	if err != nil {
 		return err
 	}
-	p, err := engine.Plan(ctx, engine.PlanConfig{CompareConfig: cc, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
-		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead,
-		ExportFileSize: parseFileSize(o.imp.fileSize)})
+	p, err := engine.Plan(ctx, o.planConfig(cc))
 	if err != nil {
 		return err
 	}
-	err = writeReport(g.stdout, o.format,
+	err = render.Report(g.stdout, o.format,
 		func(w io.Writer) error {
-			return report.Text(w, p, report.TextOptions{Color: wantColor(g.stdout, o.color)})
+			return report.Text(w, p, report.TextOptions{Color: render.WantColor(g.stdout, o.color)})
 		},
 		func(w io.Writer) error { return report.Markdown(w, p) },
 		func(w io.Writer) error { return report.JSON(w, p) })
@@ -134,7 +129,7 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 		g.logger.Info("plan: wrote HTML report", "file", o.html)
 	}
 	if p.Summary.Problems > 0 {
-		return fmt.Errorf("plan: %s: migrate run would fail", plural(int(p.Summary.Problems), "problem"))
+		return fmt.Errorf("plan: %s: migrate run would fail", render.Plural(int(p.Summary.Problems), "problem"))
 	}
 	if o.detailedExitCode && p.Summary.Create+p.Summary.Change+p.Summary.Stale > 0 {
 		return exitError{code: exitChanges}

@@ -34,17 +34,3 @@ func TestPlanVerifyUsage(t *testing.T) {
 		})
 	}
 }
-
-func TestWantColor(t *testing.T) {
-	var b strings.Builder
-	if wantColor(&b, "auto") {
-		t.Error("colour for a buffer")
-	}
-	if !wantColor(&b, "always") || wantColor(&b, "never") {
-		t.Error("always/never ignored")
-	}
-	t.Setenv("NO_COLOR", "1")
-	if wantColor(&b, "auto") {
-		t.Error("NO_COLOR ignored")
-	}
-}

@@ -24,14 +24,8 @@ func (o *importPlanFlags) register(f *pflag.FlagSet) {
 }
 
 func (o *importPlanFlags) validate() error {
-	switch {
-	case o.importPrice < 0:
-		return usagef("plan: --price-per-gb-import must not be negative")
-	case o.importRate <= 0:
-		return usagef("plan: --import-rate must be positive")
-	case o.importOverhead < 0:
-		return usagef("plan: --import-overhead must not be negative")
-	case parseFileSize(o.fileSize) < capacity.MinExportFileSize:
+	// The prices, rate and overhead are the engine's to check (plan.go).
+	if parseFileSize(o.fileSize) < capacity.MinExportFileSize {
 		return usagef("plan: --file-size must be a size of at least %dKiB, as export takes it, such as 64MiB, not %q", capacity.MinExportFileSize>>10, o.fileSize)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -12,23 +11,23 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/prove"
-	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 func init() { register(newProveCmd) }
 
 type proveOpts struct {
-	mapping, pg, table string
-	endpoint, region   string
-	state              string
-	format             string
-	patterns           []string
-	shards             []string
-	samples, missing   int
-	maxDetails         int
-	seed               uint64
-	consistent         bool
-	calls              callFlags
+	sourceFlags
+	targetFlags
+	state            string
+	format           string
+	patterns         []string
+	shards           []string
+	samples, missing int
+	maxDetails       int
+	seed             uint64
+	consistent       bool
+	calls            callFlags
 }
 
 func newProveCmd(g *globals) *cobra.Command {
@@ -54,11 +53,9 @@ it; --shards GSI2=14 sets an index's count outright.
 Exit codes: 0 every pattern matched; 1 it could not run (or a pattern
 could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			var pgFrom string
-			o.pg, pgFrom = pgURLFrom(o.pg)
 			if o.mapping == "" || o.pg == "" {
 				return usagef("prove: --mapping and --pg (or MIGRATE_PG_URL) are required")
 			}
@@ -74,10 +71,8 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 				return usagef("prove: --max-details must not be negative")
 			}
 			if err := checks(
-				checkTable("prove", "--table", o.table),
-				checkDynamoDBEndpoint("prove", o.endpoint),
-				checkRegion("prove", o.region),
-				checkPostgres("prove", o.pg, pgFrom),
+				o.targetFlags.validate("prove"),
+				checkPostgres("prove", o.pg, o.pgFrom),
 				o.calls.validate("prove"),
 			); err != nil {
 				return err
@@ -89,12 +84,9 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 			return runProve(cmd, g, &o, shards)
 		},
 	}
-	addMappingFlag(cmd, &o.mapping)
 	f := cmd.Flags()
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: the AWS configuration)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: the AWS configuration)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "DynamoDB table (default: the mapping's table)")
 	f.StringVar(&o.format, "format", "text", "report format: text, markdown or json")
 	f.StringArrayVar(&o.patterns, "pattern", nil, "prove only this pattern (repeatable)")
 	f.StringArrayVar(&o.shards, "shards", nil, "shard count of a sharded index, INDEX=N (repeatable)")
@@ -130,7 +122,7 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if len(m.AccessPatterns) == 0 {
 		return usagef("prove: %s declares no accessPatterns", o.mapping)
 	}
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 0, g.logger))
+	client, err := o.client(ctx, o.calls, 0, g.logger)
 	if err != nil {
 		return err
 	}
@@ -142,7 +134,7 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if err != nil {
 		return err
 	}
-	printStateShards(g, "prove", written)
+	_ = render.StateShards(g.stderr, "prove", written)
 	cfg := prove.Config{Mapping: m, Table: o.table, Patterns: o.patterns, Samples: o.samples, Seed: o.seed,
 		Missing: missing, Shards: shards, AutoShards: written.Map(), ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
 	g.logger.Debug("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", o.samples)
@@ -150,16 +142,7 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if err != nil {
 		return err
 	}
-	var write func(io.Writer) error
-	switch o.format {
-	case "markdown":
-		write = res.WriteMarkdown
-	case "json":
-		write = res.WriteJSON
-	default:
-		write = res.WriteText
-	}
-	if err := write(g.stdout); err != nil {
+	if err := render.Report(g.stdout, o.format, res.WriteText, res.WriteMarkdown, res.WriteJSON); err != nil {
 		return fmt.Errorf("prove: write report: %w", err)
 	}
 	switch {

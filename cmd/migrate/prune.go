@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -44,11 +45,10 @@ per index it is in.
 
 Exit codes: 0 done (or nothing to do); 1 failure; 2 usage or mapping errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
-			if err := o.compareFlags.validate("prune"); err != nil {
+			if err := o.compareFlags.validate("prune", engine.PruneConfig{CompareConfig: o.values()}.Validate()); err != nil {
 				return err
 			}
 			return runPrune(cmd.Context(), g, &o)
@@ -69,7 +69,7 @@ func runPrune(ctx context.Context, g *globals, o *pruneOpts) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(g.stdout, o.format,
+	return render.Report(g.stdout, o.format,
 		func(w io.Writer) error { return report.PruneText(w, res, o.maxDetails) },
 		func(w io.Writer) error { return report.PruneMarkdown(w, res) },
 		func(w io.Writer) error { return report.PruneJSON(w, res) })

@@ -2,29 +2,25 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/load"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/mapping"
-	"github.com/pgdynamo/migrate/transform"
 )
 
 func init() { register(newQueryCmd) }
 
 type queryOpts struct {
+	targetFlags
 	mapping, state   string
-	table, index     string
+	index            string
 	pk, skPrefix     string
 	skFrom, skTo     string
-	endpoint, region string
 	desc, consistent bool
 	limit            int32
 	attributes       []string
@@ -68,10 +64,8 @@ prove asks it.
 				return usagef("query: --attributes has an empty name: %q", strings.Join(o.attributes, ","))
 			}
 			if err := checks(
-				checkTable("query", "--table", o.table),
+				o.targetFlags.validate("query"),
 				checkTable("query", "--index", o.index),
-				checkDynamoDBEndpoint("query", o.endpoint),
-				checkRegion("query", o.region),
 			); err != nil {
 				return err
 			}
@@ -81,7 +75,6 @@ prove asks it.
 	f := cmd.Flags()
 	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.state, "state", "", "state file with the run's computed shard counts (default .migrate/<table>.state.json)")
-	f.StringVar(&o.table, "table", "", "table name (default: the mapping's table)")
 	f.StringVar(&o.index, "index", "", "secondary index to query")
 	f.StringVar(&o.pk, "pk", "", "partition key value (of one shard, or, with a mapping, without the shard)")
 	f.StringVar(&o.skPrefix, "sk-prefix", "", "only items whose sort key begins with this")
@@ -95,8 +88,7 @@ prove asks it.
 	f.StringVar(&o.pattern, "pattern", "", "run this access pattern of the mapping (with --param)")
 	f.StringArrayVar(&o.params, "param", nil, "a parameter of --pattern, name=value (repeatable)")
 	o.calls.register(f, true)
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.targetFlags.register(f, "table name (default: the mapping's table)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "dynamodb-json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("index", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		// The mapping's indexes, when the mapping is known.
@@ -161,7 +153,7 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		}
 	}
 	ctx := cmd.Context()
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 1, g.logger))
+	client, err := o.client(ctx, o.calls, 1, g.logger)
 	if err != nil {
 		return err
 	}
@@ -169,10 +161,10 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 	if err != nil {
 		return err
 	}
-	if err := printItems(g, o.output, items); err != nil {
+	if err := render.Items(g.stdout, o.output, items); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
+	fmt.Fprintf(g.stderr, "%s\n", render.Plural(len(items), "item"))
 	return nil
 }
 
@@ -198,39 +190,13 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 		}
 		in.Params[name] = value
 	}
-	for _, ap := range m.AccessPatterns {
-		if ap.Name != o.pattern || !ap.Sharded() {
-			continue
-		}
-		// The shard count of the entity the pattern reads: declared, or
-		// as the run computed it.
-		for _, e := range m.Entities {
-			for _, ei := range e.Indexes {
-				if ei.Index != ap.Index || ei.Shard == nil || in.Shards > 0 {
-					continue
-				}
-				in.Shards = ei.Shard.Count
-				if in.Shards == 0 {
-					written, err := engine.WrittenShards("query", m, o.state, o.table)
-					if err != nil {
-						return err
-					}
-					if written != nil {
-						for _, c := range written.Counts {
-							if c.Entity == e.Name && c.Index == ap.Index {
-								in.Shards = c.Count
-							}
-						}
-					}
-					if in.Shards == 0 {
-						return usagef("query: %s %s has \"count: auto\" shards, and no state file (--state, default %s) has the count the run computed", e.Name, ap.Index, engine.StatePath(o.table))
-					}
-				}
-			}
-		}
+	shards, err := engine.PatternShards(m, o.pattern, o.state, o.table)
+	if err != nil {
+		return err
 	}
+	in.Shards = shards
 	ctx := cmd.Context()
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, 1, g.logger))
+	client, err := o.client(ctx, o.calls, 1, g.logger)
 	if err != nil {
 		return err
 	}
@@ -238,60 +204,9 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 	if err != nil {
 		return err
 	}
-	if err := printItems(g, o.output, items); err != nil {
+	if err := render.Items(g.stdout, o.output, items); err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	fmt.Fprintf(g.stderr, "%s\n", plural(len(items), "item"))
+	fmt.Fprintf(g.stderr, "%s\n", render.Plural(len(items), "item"))
 	return nil
-}
-
-// printItems prints one JSON object a line.
-func printItems(g *globals, output string, items []map[string]types.AttributeValue) error {
-	if output == "dynamodb-json" {
-		for _, it := range items {
-			b, err := transform.MarshalItem(it)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(g.stdout, string(b))
-		}
-		return nil
-	}
-	var plain []map[string]any
-	if err := engine.UnmarshalItems(items, &plain); err != nil {
-		return err
-	}
-	for _, it := range plain {
-		b, err := json.Marshal(jsonNumbers(it))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(g.stdout, string(b))
-	}
-	return nil
-}
-
-// jsonNumbers replaces the exact numbers attributevalue decodes
-// (attributevalue.Number) by json.Number, so that they print as JSON
-// numbers with every digit.
-func jsonNumbers(v any) any {
-	switch v := v.(type) {
-	case attributevalue.Number:
-		return json.Number(v)
-	case map[string]any:
-		for k, e := range v {
-			v[k] = jsonNumbers(e)
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = jsonNumbers(e)
-		}
-	case []attributevalue.Number:
-		out := make([]json.Number, len(v))
-		for i, n := range v {
-			out[i] = json.Number(n)
-		}
-		return out
-	}
-	return v
 }

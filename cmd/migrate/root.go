@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -146,7 +147,7 @@ func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) in
 	case errors.As(err, &ds):
 		// One problem a line, file:line:col: message, for editors.
 		fmt.Fprintln(stderr, ds.Error())
-		fmt.Fprintf(stderr, "migrate: %s in the mapping; nothing was read or written\n", plural(len(ds), "problem"))
+		fmt.Fprintf(stderr, "migrate: %s in the mapping; nothing was read or written\n", render.Plural(len(ds), "problem"))
 		return exitUsage
 	case errors.Is(err, engine.ErrNothingToResume):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/load"
 )
 
@@ -21,44 +21,20 @@ func init() { register(newRunCmd) }
 const sdkMiddlewareUsage = "send every BatchWriteItem call through the AWS SDK's whole middleware stack, not only the first (slower; to rule out the direct calls when diagnosing)"
 
 type runOpts struct {
-	mapping     string
-	pg          string
-	table       string
-	endpoint    string
-	region      string
+	sourceFlags
+	targetFlags
+	writerFlags
 	createTable bool
-	concurrency int
-	sdkCalls    bool
-
-	maxWCU          float64
-	warmWCU         int64
-	minWCU          float64
-	window          int
-	maxBatchElapsed time.Duration
-	calls           callFlags // --call-timeout
-	onDuplicate     string
-
-	onError    string
-	rejectFile string
-	maxRejects int
-
-	state  string
-	resume bool
-	fresh  bool
-
-	quiet       bool
-	summaryJSON string
-	tempDir     string
-	profiles    profiles
+	warmWCU     int64
+	window      int
+	onDuplicate string
+	readFlags
+	outputFlags
+	tempDir  string
+	profiles profiles
 
 	fromExportOpts // run --from-export (fromexport.go)
 	metrics        metricsOpts
-	par            readerFlags
-
-	// Set by the command from the flags, not flags themselves.
-	pgFrom        string // where the URL came from: "flag" or the environment variable's name
-	rejectFileSet bool
-	maxRejectsSet bool
 }
 
 func (o *runOpts) validate() error {
@@ -66,7 +42,7 @@ func (o *runOpts) validate() error {
 		return usagef("run: --mapping is required")
 	}
 	if o.pg == "" && o.fromExport == "" {
-		return usagef("run: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("run")
 	}
 	if err := o.metrics.validate("run"); err != nil {
 		return err
@@ -74,53 +50,19 @@ func (o *runOpts) validate() error {
 	if err := o.fromExportOpts.validate(); err != nil {
 		return err
 	}
-	if err := o.par.validate("run"); err != nil {
+	if err := o.validateConcurrency("run"); err != nil {
 		return err
-	}
-	if o.concurrency < 1 {
-		return usagef("run: --concurrency must be at least 1")
-	}
-	if o.maxWCU < 0 {
-		return usagef("run: --max-wcu must not be negative (0 = no cap)")
-	}
-	if o.minWCU < 0 || o.maxWCU > 0 && o.minWCU > o.maxWCU {
-		return usagef("run: --min-wcu must be between 0 and --max-wcu (0 = the default, %d)", load.DefaultMinWCU)
-	}
-	if o.window != 0 && o.window < load.MaxBatchItems {
-		return usagef("run: --window must be at least %d (0 = the default, %d)", load.MaxBatchItems, load.DefaultWindow)
-	}
-	if o.maxBatchElapsed < 0 {
-		return usagef("run: --max-batch-elapsed must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
 	}
 	if err := o.calls.validate("run"); err != nil {
 		return err
 	}
-	if o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip {
-		return usagef("run: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
-	}
-	switch o.onError {
-	case engine.OnErrorFail:
-		if o.rejectFileSet || o.maxRejectsSet {
-			return usagef("run: --reject-file and --max-rejects apply only with --on-error reject")
-		}
-	case engine.OnErrorReject:
-	default:
-		return usagef("run: --on-error must be %q or %q, not %q", engine.OnErrorFail, engine.OnErrorReject, o.onError)
-	}
-	if o.maxRejects < -1 {
-		return usagef("run: --max-rejects must be -1 (no limit) or more")
-	}
-	if o.resume && o.fresh {
-		return usagef("run: --resume and --fresh exclude each other")
+	if err := o.readFlags.validate("run"); err != nil {
+		return err
 	}
 	return checks(
-		checkTable("run", "--table", o.table),
-		checkDynamoDBEndpoint("run", o.endpoint),
-		checkRegion("run", o.region),
+		flagProblem("run", o.config().Validate()),
+		o.targetFlags.validate("run"),
 		checkPostgres("run", o.pg, o.pgFrom),
-		checkFinite("run", "--max-wcu", o.maxWCU),
-		checkFinite("run", "--min-wcu", o.minWCU),
-		checkWarmWCU("run", o.warmWCU, o.createTable),
 		checkWhere("run", "--from-export", o.fromExport, false),
 		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
 		checkDir("run", "--temp-dir", o.tempDir),
@@ -167,61 +109,53 @@ k-th of N disjoint shares of its files, so that N machines load it together.
 Exit codes: 0 done, 1 failed (or more rejects than --max-rejects), 2 usage,
 mapping or state-file problem, 130 interrupted (resumable).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
-			f := cmd.Flags()
-			o.rejectFileSet, o.maxRejectsSet = f.Changed("reject-file"), f.Changed("max-rejects")
+			o.given(cmd.Flags())
 			if err := o.validate(); err != nil {
 				return err
 			}
-			if err := o.profiles.start(); err != nil {
-				return err
-			}
-			err := runMigration(cmd.Context(), g, o, cmd)
-			if perr := o.profiles.stop(); perr != nil {
-				err = errors.Join(err, perr)
-			}
-			return err
+			return o.profiles.profiled(func() error { return runMigration(cmd.Context(), g, o, cmd) })
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing, and wait until it is ACTIVE")
-	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls (default: 32 per processor, 8 to 128)")
-	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, sdkMiddlewareUsage)
+	o.writerFlags.register(f, "parallel BatchWriteItem calls (default: 32 per processor, 8 to 128)",
+		"cap on write units per second, table plus indexes (0 = no cap; the writer still slows down when throttled)",
+		"floor below which throttling never slows the writer, in write units per second", "the run stops with a resumable checkpoint")
 	f.Int64Var(&o.warmWCU, "warm-wcu", 0, "with --create-table: pre-warm the new table for this many write units per second (its warm throughput; 0 = none, a new on-demand table takes 4,000 at once)")
-	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second, table plus indexes (0 = no cap; the writer still slows down when throttled)")
-	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer, in write units per second (0 = %d)", load.DefaultMinWCU))
 	f.IntVar(&o.window, "window", 0, fmt.Sprintf("items buffered to spread consecutive writes over partitions (0 = %d); a smaller window checkpoints sooner", load.DefaultWindow))
 	_ = f.MarkHidden("window")
-	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before the run stops with a resumable checkpoint (0 = %v)", load.DefaultMaxBatchElapsed))
-	o.calls.register(f, false)
 	f.StringVar(&o.onDuplicate, "on-duplicate", load.OnDuplicateFail, `two items with the same primary key: "fail" (a row error naming both rows) or "skip" (keep the first, count the rest)`)
-	f.StringVar(&o.onError, "on-error", engine.OnErrorFail, `bad rows: "fail" (stop at the first) or "reject" (write them to the reject file and go on)`)
-	f.StringVar(&o.rejectFile, "reject-file", "", "reject file, JSON lines (default <table>.rejects.jsonl; with --on-error reject)")
-	f.IntVar(&o.maxRejects, "max-rejects", 0, "rejects allowed before the run exits 1 (it still runs to the end; -1 = no limit; with --on-error reject)")
-	f.StringVar(&o.state, "state", "", "state file for checkpoints and --resume (default .migrate/<table>.state.json)")
-	f.BoolVar(&o.resume, "resume", false, "continue the run recorded in the state file")
-	f.BoolVar(&o.fresh, "fresh", false, "start over, ignoring and overwriting the state file")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress bars or progress log lines")
-	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the summary as JSON to this file")
+	o.readFlags.register(f, "run", "", "start over, ignoring and overwriting the state file")
+	o.outputFlags.register(f, "no progress bars or progress log lines", "also write the summary as JSON to this file")
 	f.StringVar(&o.tempDir, "temp-dir", "", "directory for the duplicate-key check of entities whose keys are not proven unique (default $TMPDIR or /tmp)")
-	f.StringVar(&o.profiles.cpu, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
-	f.StringVar(&o.profiles.mem, "memprofile", "", "write a memory profile to this file at the end of the run (go tool pprof)")
+	o.profiles.register(f, "run")
 	o.fromExportOpts.register(f)
 	o.metrics.register(f, false)
-	o.par.register(f)
 	return cmd
 }
 
+// writerConfig is the writer's configuration: the writer flags and run's own.
+func (o runOpts) writerConfig() load.Config {
+	c := o.writerFlags.config()
+	c.WarmWCU, c.Window, c.OnDuplicate = o.warmWCU, o.window, o.onDuplicate
+	return c
+}
+
+// config is the run's configuration as the flags give it; the command
+// adds the mapping, the client, the source and the observer.
+func (o runOpts) config() engine.RunConfig {
+	c := engine.RunConfig{Postgres: o.pg, Table: o.table, CreateTable: o.createTable, Writer: o.writerConfig(), TempDir: o.tempDir}
+	o.readFlags.apply(&c)
+	return c
+}
+
 func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command) error {
-	m, err := loadMapping(ctx, o.mapping, o.pg)
+	m, err := engine.LoadMappingWithCatalog(ctx, o.mapping, o.pg)
 	if err != nil {
 		return err
 	}
@@ -229,8 +163,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 	statePath := cmp.Or(o.state, o.defaultState(table))
 	resume := resumeCommand(cmd.Flags(), o.pgFrom, statePath)
 
-	o.calls.maxElapsed = o.maxBatchElapsed
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, o.concurrency, g.logger))
+	client, err := o.writerFlags.client(ctx, o.targetFlags, g.logger)
 	if err != nil {
 		return err
 	}
@@ -244,50 +177,15 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		return err
 	}
 	defer stopMetrics()
-	cfg := engine.RunConfig{
-		Export:      exp,
-		Mapping:     m,
-		Postgres:    o.pg,
-		DynamoDB:    client,
-		Table:       table,
-		CreateTable: o.createTable,
-		Writer: load.Config{
-			Concurrency:     o.concurrency,
-			SDKMiddleware:   o.sdkCalls,
-			MaxWCU:          o.maxWCU,
-			MinWCU:          o.minWCU,
-			WarmWCU:         o.warmWCU,
-			Window:          o.window,
-			MaxBatchElapsed: o.maxBatchElapsed,
-			CallTimeout:     o.calls.callTimeout,
-			OnDuplicate:     o.onDuplicate,
-		},
-		TempDir:       o.tempDir,
-		OnError:       o.onError,
-		RejectFile:    o.rejectFile,
-		MaxRejects:    o.maxRejects,
-		StateFile:     statePath,
-		Resume:        o.resume,
-		Fresh:         o.fresh,
-		ResumeCommand: resume,
-		Observer:      observeRun(prog, mst),
-		Logger:        prog.logger,
-		Readers:       o.par.readers,
-		RangeRows:     o.par.rangeRows,
-	}
+	cfg := o.config()
+	cfg.Export, cfg.Mapping, cfg.DynamoDB, cfg.Table, cfg.StateFile = exp, m, client, table, statePath
+	cfg.ResumeCommand, cfg.Observer, cfg.Logger = resume, observeRun(prog, mst), prog.Logger()
 	res, err := engine.Run(ctx, cfg)
-	prog.stop(res != nil && res.Status == engine.StatusComplete)
+	prog.Stop(res != nil && res.Status == engine.StatusComplete)
 	if res == nil {
 		return err
 	}
-	switch {
-	case res.Status == engine.StatusInterrupted:
-		res.ExitCode = exitInterrupted
-	case err != nil:
-		res.ExitCode = exitFailure
-	case res.AllRuns.Rejects > 0 && o.onError == engine.OnErrorReject:
-		fmt.Fprintf(g.stderr, "migrate: %s (no more than --max-rejects allows), see %s\n", plural(int(res.AllRuns.Rejects), "reject"), res.RejectFile)
-	}
+	o.end(g, res, err)
 	if errors.Is(err, engine.ErrBadRow) && o.onError == engine.OnErrorFail {
 		again := resume
 		if errors.Is(err, load.ErrDuplicateKey) {
@@ -298,16 +196,10 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 		err = fmt.Errorf("%w\nor, to write bad rows to a reject file (%s) and go on, run:\n  %s --on-error reject --max-rejects -1",
 			err, cmp.Or(o.rejectFile, res.Table+".rejects.jsonl"), again)
 	}
-	printSummary(g.stdout, res)
-	if len(res.SourceChanges) > 0 {
-		fmt.Fprintln(g.stderr, "migrate: the source changed since the run being resumed; these finished tables were not read again:")
-		for _, c := range res.SourceChanges {
-			fmt.Fprintf(g.stderr, "  %s: %d rows (last key %s) then, %d rows (last key %s) now\n", c.Source, c.RowsThen, c.LastKeyThen, c.RowsNow, c.LastKeyNow)
-		}
-		fmt.Fprintf(g.stderr, "the table may differ from the source: see with\n  migrate verify %s --table %s\nthen run again with --fresh (and migrate prune for deleted rows)\n", shellQuote(o.mapping), shellQuote(res.Table))
-	}
+	_ = render.RunSummary(g.stdout, res)
+	_ = render.SourceChanges(g.stderr, res.SourceChanges, "migrate verify "+shellQuote(o.mapping)+" --table "+shellQuote(res.Table))
 	if o.summaryJSON != "" {
-		if werr := writeSummaryJSON(o.summaryJSON, res); werr != nil {
+		if werr := render.WriteJSONFile(o.summaryJSON, res); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}

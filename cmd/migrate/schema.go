@@ -16,7 +16,7 @@ type schemaOpts struct {
 
 func (o *schemaOpts) validate(op string) error {
 	if o.pg == "" {
-		return usagef("sample schema %s: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)", op)
+		return errNoPG("sample schema " + op)
 	}
 	return checkPostgres("sample schema "+op, o.pg, "")
 }

@@ -20,7 +20,7 @@ type seedOpts struct {
 
 func (o *seedOpts) validate() error {
 	if o.pg == "" {
-		return usagef("sample seed: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("sample seed")
 	}
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{err}

@@ -3,13 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/docker/go-units"
@@ -18,29 +13,19 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/replicate"
-	"github.com/pgdynamo/migrate/internal/report"
-	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
 func init() { register(newSyncCmd) }
 
 type syncOpts struct {
-	mapping     string
-	pg          string
-	table       string
-	endpoint    string
-	region      string
+	sourceFlags
+	targetFlags
+	writerFlags
 	createTable bool
-	concurrency int
-	sdkCalls    bool
-	maxWCU      float64
-	minWCU      float64
-
-	maxBatchElapsed time.Duration
-	calls           callFlags // --call-timeout
-	state           string
+	state       string
 
 	slot, publication string
 	maxFanout         int
@@ -48,38 +33,26 @@ type syncOpts struct {
 	untilCaughtUp     bool
 	drop              bool
 	statusEvery       time.Duration
-	quiet             bool
-	summaryJSON       string
-	metrics           metricsOpts
-	maxSlotWAL        string
-
-	pgFrom string
+	outputFlags
+	metrics    metricsOpts
+	maxSlotWAL string
 }
 
 func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.pg == "" {
-		return usagef("sync: --pg is required (or set MIGRATE_PG_URL or DATABASE_URL)")
+		return errNoPG("sync")
 	}
 	if o.mapping == "" && !(onlyDrop && o.slot != "" && o.publication != "") {
 		return usagef("sync: --mapping is required (--drop alone needs it, or both --slot and --publication)")
 	}
-	if o.concurrency < 1 {
-		return usagef("sync: --concurrency must be at least 1")
+	if err := o.validateConcurrency("sync"); err != nil {
+		return err
 	}
 	if o.maxWCU < 0 || o.minWCU < 0 {
 		return usagef("sync: --max-wcu and --min-wcu must not be negative")
 	}
 	if o.maxWCU > 0 && o.minWCU > o.maxWCU {
 		return usagef("sync: --min-wcu must not be above --max-wcu")
-	}
-	if o.maxBatchElapsed < 0 {
-		return usagef("sync: --max-batch-elapsed must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
-	}
-	if o.maxFanout < -1 {
-		return usagef("sync: --max-fanout must be -1 (no bound), 0 (the default, %d) or more", engine.DefaultMaxFanout)
-	}
-	if o.onTruncate != engine.OnTruncateFail && o.onTruncate != engine.OnTruncateDelete {
-		return usagef("sync: --on-truncate must be %q or %q, not %q", engine.OnTruncateFail, engine.OnTruncateDelete, o.onTruncate)
 	}
 	if o.statusEvery <= 0 {
 		return usagef("sync: --status-every must be positive")
@@ -101,12 +74,9 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 		}
 	}
 	return checks(
-		checkTable("sync", "--table", o.table),
-		checkDynamoDBEndpoint("sync", o.endpoint),
-		checkRegion("sync", o.region),
+		flagProblem("sync", o.config().Validate()),
+		o.targetFlags.validate("sync"),
 		checkPostgres("sync", o.pg, o.pgFrom),
-		checkFinite("sync", "--max-wcu", o.maxWCU),
-		checkFinite("sync", "--min-wcu", o.minWCU),
 		checkOutput("sync", "--summary-json", o.summaryJSON),
 	)
 }
@@ -139,10 +109,9 @@ deletes and key changes need (validate --pg --for-sync checks them).
 Exit codes: 0 caught up (--until-caught-up) or dropped, 1 failed, 2 usage or
 mapping or source setup problem, 130 interrupted (run again to continue).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			onlyDrop := o.drop && !o.untilCaughtUp
 			if err := o.validate(onlyDrop); err != nil {
 				return err
@@ -151,18 +120,11 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 		},
 	}
 	f := cmd.Flags()
-	addMappingFlag(cmd, &o.mapping)
-	f.StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table (default: the mapping's table)")
-	f.StringVar(&o.endpoint, "endpoint", "", "DynamoDB endpoint URL (default: AWS configuration, e.g. $AWS_ENDPOINT_URL_DYNAMODB)")
-	f.StringVar(&o.region, "region", "", "AWS region (default: AWS configuration, e.g. $AWS_REGION)")
+	o.sourceFlags.register(cmd)
+	o.targetFlags.register(f, "")
 	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing")
-	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, "parallel BatchWriteItem calls")
-	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, sdkMiddlewareUsage)
-	f.Float64Var(&o.maxWCU, "max-wcu", 0, "cap on write units per second (0 = no cap)")
-	f.Float64Var(&o.minWCU, "min-wcu", 0, fmt.Sprintf("floor below which throttling never slows the writer (0 = %d)", load.DefaultMinWCU))
-	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before sync stops (0 = %v)", load.DefaultMaxBatchElapsed))
-	o.calls.register(f, false)
+	o.writerFlags.register(f, "parallel BatchWriteItem calls", "cap on write units per second (0 = no cap)",
+		"floor below which throttling never slows the writer", "sync stops")
 	f.StringVar(&o.state, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
 	f.StringVar(&o.slot, "slot", "", "replication slot to create or reuse (default migrate_<table>)")
 	f.StringVar(&o.publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
@@ -171,12 +133,23 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every transaction committed when the check began is applied (the cutover step)")
 	f.BoolVar(&o.drop, "drop", false, "remove the slot and the publication (after catching up, with --until-caught-up)")
 	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress bars, no status lines (the slot's name and the end are still printed)")
-	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the outcome as JSON to this file")
+	o.outputFlags.register(f, "no progress bars, no status lines (the slot's name and the end are still printed)", "also write the outcome as JSON to this file")
 	o.metrics.register(f, true)
 	cmd.AddCommand(newSyncStatusCmd(g))
 	f.StringVar(&o.maxSlotWAL, "max-slot-wal", "", "guard the source's disk: warn at 80% and, once the slot holds this much WAL (e.g. 20GiB), stop and drop the slot (default: no limit)")
 	return cmd
+}
+
+// config is the sync's configuration as the flags give it; the command
+// adds the mapping, the client, the names and the observer.
+func (o syncOpts) config() engine.SyncConfig {
+	c := engine.SyncConfig{
+		Postgres: o.pg, Table: o.table, CreateTable: o.createTable, Writer: o.writerFlags.config(),
+		Slot: o.slot, Publication: o.publication, StateFile: o.state,
+		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp, StatusEvery: o.statusEvery,
+	}
+	c.MaxSlotWAL, _ = o.maxSlotWALBytes()
+	return c
 }
 
 // syncNames are the slot and publication a sync uses: the engine's
@@ -184,6 +157,23 @@ mapping or source setup problem, 130 interrupted (run again to continue).`,
 func syncNames(o syncOpts, table string) (slot, pub string) {
 	c := engine.SyncConfig{Table: table, Slot: o.slot, Publication: o.publication}.WithDefaults()
 	return c.Slot, c.Publication
+}
+
+// syncCommand renders the command that continues this sync (or, with
+// drop, removes its slot): the flags given, minus --pg's value,
+// --create-table, --until-caught-up and --drop, plus the slot and
+// publication. Like the resume command of run, it never holds the URL.
+func syncCommand(flags *pflag.FlagSet, pgFrom, slot, pub string, drop bool) string {
+	c := againCommand{
+		words:   []string{"migrate", "sync"},
+		first:   []string{"mapping", "table"},
+		skip:    []string{"create-table", "until-caught-up", "drop", "slot", "publication", "summary-json"},
+		afterPG: []string{"--slot", slot, "--publication", pub},
+	}
+	if drop {
+		c.words, c.onlyFirst = append(c.words, "--drop"), true
+	}
+	return c.render(flags, pgFrom)
 }
 
 func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, onlyDrop bool) error {
@@ -207,13 +197,12 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	slot, pub := syncNames(o, table)
 	again := syncCommand(flags, o.pgFrom, slot, pub, false)
 	dropCmd := syncCommand(flags, o.pgFrom, slot, pub, true)
-	o.calls.maxElapsed = o.maxBatchElapsed
-	client, err := load.NewClient(ctx, o.calls.client(o.endpoint, o.region, o.concurrency, g.logger))
+	client, err := o.writerFlags.client(ctx, o.targetFlags, g.logger)
 	if err != nil {
 		return err
 	}
 	prog := newProgress(g, o.quiet)
-	var obs engine.SyncObserver = &syncObserver{progress: prog, stderr: g.stderr, quiet: o.quiet, dropCmd: dropCmd}
+	var obs engine.SyncObserver = &render.SyncObserver{RunProgress: prog, Stderr: g.stderr, DropCmd: dropCmd}
 	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "sync", StatusEvery: o.statusEvery})
 	if err != nil {
 		return err
@@ -222,28 +211,19 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 	if mst != nil {
 		obs = metrics.WrapSync(obs, mst)
 	}
-	cfg := engine.SyncConfig{
-		Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table, CreateTable: o.createTable,
-		Writer: load.Config{
-			Concurrency: o.concurrency, SDKMiddleware: o.sdkCalls, MaxWCU: o.maxWCU, MinWCU: o.minWCU, MaxBatchElapsed: o.maxBatchElapsed,
-			CallTimeout: o.calls.callTimeout,
-		},
-		Slot: slot, Publication: pub, StateFile: o.state, ResumeCommand: again,
-		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp,
-		StatusEvery: o.statusEvery, Observer: obs, Logger: prog.logger,
-	}
-	cfg.MaxSlotWAL, _ = o.maxSlotWALBytes()
+	cfg := o.config()
+	cfg.Mapping, cfg.DynamoDB, cfg.Table, cfg.Slot, cfg.Publication = m, client, table, slot, pub
+	cfg.ResumeCommand, cfg.Observer, cfg.Logger = again, obs, prog.Logger()
 	res, err := engine.Sync(ctx, cfg)
-	prog.stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
+	prog.Stop(res != nil && res.Load != nil && res.Load.Status == engine.StatusComplete)
 	if res != nil && res.Load != nil {
-		printSummary(g.stdout, res.Load)
+		_ = render.RunSummary(g.stdout, res.Load)
 	}
 	if res != nil && (res.Final.Changes > 0 || res.CaughtUp) {
-		fmt.Fprintln(g.stdout, "sync: "+statusLine(res.Final))
-		printFanout(g.stdout, res.Final)
+		_ = render.SyncEnd(g.stdout, res.Final)
 	}
 	if o.summaryJSON != "" && res != nil {
-		if werr := writeSyncJSON(o.summaryJSON, res, err); werr != nil {
+		if werr := render.WriteJSONFile(o.summaryJSON, render.SyncSummary(res, err)); werr != nil {
 			err = errors.Join(err, werr)
 		}
 	}
@@ -278,171 +258,9 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 func dropSync(ctx context.Context, g *globals, pg, slot, pub string) error {
 	res, err := engine.DropSync(ctx, engine.DropSyncConfig{Postgres: pg, Slot: slot, Publication: pub})
 	if res != nil {
-		switch {
-		case res.SlotDropped:
-			fmt.Fprintf(g.stdout, "sync: dropped replication slot %s (it held %s of WAL)\n", slot, report.Bytes(res.RetainedBytes))
-		default:
-			fmt.Fprintf(g.stdout, "sync: no replication slot %s\n", slot)
-		}
-		if res.PublicationDropped {
-			fmt.Fprintf(g.stdout, "sync: dropped publication %s\n", pub)
-		} else if err == nil {
-			fmt.Fprintf(g.stdout, "sync: no publication %s\n", pub)
-		}
+		_ = render.DropSync(g.stdout, res, err == nil)
 	}
 	return err
-}
-
-// syncCommand renders the command that continues this sync (or, with
-// drop, removes its slot): the flags given, minus --pg's value,
-// --create-table, --until-caught-up and --drop, plus the slot and
-// publication. Like the resume command of run, it never holds the URL.
-func syncCommand(flags *pflag.FlagSet, pgFrom, slot, pub string, drop bool) string {
-	parts := []string{"migrate", "sync"}
-	var rest []string
-	given := map[string]string{}
-	flags.Visit(func(f *pflag.Flag) {
-		switch f.Name {
-		case "pg", "create-table", "until-caught-up", "drop", "slot", "publication", "summary-json":
-			return
-		}
-		if drop && f.Name != "mapping" && f.Name != "table" {
-			return
-		}
-		v := f.Value.String()
-		if f.Value.Type() == "bool" {
-			if v != "true" {
-				return
-			}
-			v = ""
-		}
-		given[f.Name] = v
-		rest = append(rest, f.Name)
-	})
-	slices.Sort(rest)
-	if drop {
-		rest = nil
-		parts = append(parts, "--drop")
-	}
-	for _, n := range []string{"mapping", "table"} {
-		if v, ok := given[n]; ok {
-			parts = append(parts, "--"+n, shellQuote(v))
-		}
-	}
-	switch pgFrom {
-	case "flag":
-		parts = append(parts, "--pg", "'<your --pg URL>'")
-	case "":
-	default:
-		parts = append(parts, "--pg", `"$`+pgFrom+`"`)
-	}
-	parts = append(parts, "--slot", slot, "--publication", pub)
-	for _, n := range rest {
-		if n == "mapping" || n == "table" {
-			continue
-		}
-		if v := given[n]; v == "" {
-			parts = append(parts, "--"+n)
-		} else {
-			parts = append(parts, "--"+n, shellQuote(v))
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// syncObserver prints the slot at once, the initial load's progress, and
-// a status line every --status-every.
-type syncObserver struct {
-	*progress
-	stderr  io.Writer
-	quiet   bool
-	dropCmd string
-}
-
-func (s *syncObserver) Slot(info engine.SlotInfo) {
-	if info.PublicationCreated {
-		fmt.Fprintf(s.stderr, "migrate: created publication %s for %s\n", info.Publication, strings.Join(info.Tables, ", "))
-	} else {
-		fmt.Fprintf(s.stderr, "migrate: using publication %s\n", info.Publication)
-	}
-	if info.SlotCreated {
-		fmt.Fprintf(s.stderr, "migrate: created replication slot %s (pgoutput) at %s; the initial load reads its snapshot. "+
-			"The server keeps WAL from here on until the slot is dropped:\n  %s\n", info.Slot, info.ConsistentPoint, s.dropCmd)
-		return
-	}
-	fmt.Fprintf(s.stderr, "migrate: using replication slot %s, confirmed up to %s, holding %s of WAL (remove it with: %s)\n",
-		info.Slot, info.ConfirmedFlush, report.Bytes(info.RetainedBytes), s.dropCmd)
-}
-
-func (s *syncObserver) Status(st engine.SyncStatus) {
-	if s.quiet || st.Done {
-		return
-	}
-	s.logger.Info("sync: " + statusLine(st))
-}
-
-// statusLine renders a status: position, lag, counts and rates.
-func statusLine(st engine.SyncStatus) string {
-	state := "streaming"
-	if st.CaughtUp {
-		state = "caught up"
-	}
-	return fmt.Sprintf("%s, confirmed %s of %s, lag %s / %.1fs (last round %.2fs); %d transactions, %d changes (%.1f/s), %d items put, %d deleted (%.1f items/s)",
-		state, st.Confirmed, st.ServerLSN, report.Bytes(st.LagBytes), st.LagSeconds, st.LastLatency,
-		st.Transactions, st.Changes, st.ChangesPerSecond, st.ItemsPut, st.ItemsDeleted, st.ItemsPerSecond)
-}
-
-func printFanout(w io.Writer, st engine.SyncStatus) {
-	if st.Fanout.Changes == 0 {
-		return
-	}
-	fmt.Fprintf(w, "sync: fan-out: %d changes affected %d items (%.1f per change); the most: %d items, by %s\n",
-		st.Fanout.Changes, st.Fanout.Items, float64(st.Fanout.Items)/float64(st.Fanout.Changes), st.Fanout.Max, st.Fanout.MaxChange)
-}
-
-// syncJSON is the document --summary-json writes.
-type syncJSON struct {
-	Slot        string            `json:"slot"`
-	Publication string            `json:"publication"`
-	SlotCreated bool              `json:"slotCreated"`
-	Load        *engine.RunResult `json:"load,omitempty"`
-	CaughtUp    bool              `json:"caughtUp"`
-	Error       string            `json:"error,omitempty"`
-	Confirmed   string            `json:"confirmedLSN"`
-	Server      string            `json:"serverLSN"`
-	LagBytes    int64             `json:"lagBytes"`
-	LagSeconds  float64           `json:"lagSeconds"`
-	Txns        int64             `json:"transactions"`
-	Changes     int64             `json:"changes"`
-	ItemsPut    int64             `json:"itemsPut"`
-	ItemsDel    int64             `json:"itemsDeleted"`
-	Rounds      int64             `json:"rounds"`
-	FanoutItems int64             `json:"fanoutItems"`
-	FanoutMax   int64             `json:"fanoutMax"`
-	FanoutMaxBy string            `json:"fanoutMaxChange,omitempty"`
-	Seconds     float64           `json:"seconds"`
-}
-
-func writeSyncJSON(path string, res *engine.SyncResult, runErr error) error {
-	f := res.Final
-	doc := syncJSON{
-		Slot: res.Slot.Slot, Publication: res.Slot.Publication, SlotCreated: res.Slot.SlotCreated, Load: res.Load,
-		CaughtUp: res.CaughtUp, Confirmed: f.Confirmed.String(), Server: f.ServerLSN.String(),
-		LagBytes: f.LagBytes, LagSeconds: f.LagSeconds, Txns: f.Transactions, Changes: f.Changes,
-		ItemsPut: f.ItemsPut, ItemsDel: f.ItemsDeleted, Rounds: f.Rounds,
-		FanoutItems: f.Fanout.Items, FanoutMax: f.Fanout.Max, FanoutMaxBy: f.Fanout.MaxChange, Seconds: f.Elapsed.Seconds(),
-	}
-	if runErr != nil {
-		doc.Error = runErr.Error()
-	}
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path+".tmp", append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	return os.Rename(path+".tmp", path)
 }
 
 // checkForSync prints what keeps the source from feeding sync: notes, or
@@ -452,19 +270,9 @@ func checkForSync(ctx context.Context, g *globals, m *mapping.Mapping, url strin
 	if err != nil {
 		return err
 	}
-	if len(problems) == 0 {
-		fmt.Fprintf(g.stdout, "%s: ready for sync (wal_level = logical; replica identities carry what deletes and key changes need)\n", m.File)
-		return nil
-	}
-	kind := "note"
-	if strict {
-		kind = "error"
-	}
-	for _, p := range problems {
-		fmt.Fprintf(g.stdout, "%s: %s for sync: %v\n", m.File, kind, p)
-	}
-	if strict {
-		return usagef("%s keep the source from feeding sync", plural(len(problems), "problem"))
+	_ = render.SyncReadiness(g.stdout, m.File, problems, strict)
+	if strict && len(problems) > 0 {
+		return usagef("%s keep the source from feeding sync", render.Plural(len(problems), "problem"))
 	}
 	return nil
 }

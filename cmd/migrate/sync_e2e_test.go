@@ -19,6 +19,7 @@ import (
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/checkpoint"
 	"github.com/pgdynamo/migrate/internal/faultproxy"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/internal/workload"
@@ -276,7 +277,7 @@ func testSyncWorkload(t testing.TB, bin, endpoint string, proxy *faultproxy.Prox
 		}
 	}
 	(&fixture{pg: s.pg}).noSecrets(t, "sync's output", res.output())
-	var doc syncJSON
+	var doc render.SyncSummaryDoc
 	if data, err := os.ReadFile(summary); err != nil || json.Unmarshal(data, &doc) != nil {
 		t.Fatalf("summary: %v\n%s", err, data)
 	}

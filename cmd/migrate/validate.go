@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/mapping"
+	"github.com/pgdynamo/migrate/internal/render"
 )
 
 func init() { register(newValidateCmd) }
@@ -58,7 +55,7 @@ other entities for duplicates, in bounded memory and on disk.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, plural(len(m.Entities), "entity"))
+				fmt.Fprintf(g.stdout, "%s: syntax ok (%s); pass --pg to check it against the source database\n", o.mapping, render.Plural(len(m.Entities), "entity"))
 				return nil
 			}
 			// The file's problems and the catalog's, in one pass.
@@ -70,50 +67,13 @@ other entities for duplicates, in bounded memory and on disk.`,
 			if ws != nil {
 				fmt.Fprintln(g.stderr, ws.Error())
 			}
-			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, plural(len(m.Entities), "entity"), plural(len(ws), "warning"))
-			printKeyProof(g.stdout, proof)
+			fmt.Fprintf(g.stdout, "%s: ok (%s checked against the source catalog; %s)\n", o.mapping, render.Plural(len(m.Entities), "entity"), render.Plural(len(ws), "warning"))
+			_ = render.KeyProof(g.stdout, proof)
 			return checkForSync(cmd.Context(), g, m, url, o.forSync)
 		},
 	}
 	addMappingFlag(cmd, &o.mapping)
-	cmd.Flags().StringVar(&o.pg, "pg", "", "source database URL (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	cmd.Flags().StringVar(&o.pg, "pg", "", pgUsage)
 	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
-}
-
-// printKeyProof says, per entity, whether a run must check its keys for
-// duplicates.
-func printKeyProof(w io.Writer, p mapping.KeyProof) {
-	width := 0
-	for _, e := range p.Entities {
-		width = max(width, len(e.Entity))
-	}
-	if p.Proven() {
-		fmt.Fprintln(w, "keys: proven unique for every entity; a run keeps no record of them")
-	} else {
-		fmt.Fprintln(w, "keys: a run checks the keys of the entities not proven unique for duplicates (on disk)")
-	}
-	for _, e := range p.Entities {
-		verdict := "unique:    "
-		if !e.Unique {
-			verdict = "not proven:"
-		}
-		fmt.Fprintf(w, "  %-*s  %s %s\n", width, e.Entity, verdict, e.Reason)
-	}
-}
-
-// loadMapping is engine.LoadMapping that, when the file has problems and
-// the source can be read, reports the catalog's problems with them, as
-// validate does: a run shows every problem in one pass too. If the source
-// cannot be read, the file's problems alone are reported.
-func loadMapping(ctx context.Context, path, pg string) (*mapping.Mapping, error) {
-	m, err := engine.LoadMapping(path)
-	var ds mapping.Diagnostics
-	if err == nil || pg == "" || !errors.As(err, &ds) {
-		return m, err
-	}
-	if _, _, _, all := engine.ValidateFile(ctx, path, pg); errors.As(all, &ds) {
-		return nil, all
-	}
-	return nil, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/report"
 )
 
@@ -22,14 +23,11 @@ type verifyOpts struct {
 }
 
 func (o *verifyOpts) validate(cmd *cobra.Command) error {
-	if !(o.sample > 0 && o.sample <= 1) { // NaN too
-		return usagef("verify: --sample must be in (0, 1], e.g. 0.01 for 1%%")
-	}
 	// A sample is cheap only if only the sampled keys are read.
 	if o.sample < 1 && !cmd.Flags().Changed("compare") {
 		o.compare = compareGet
 	}
-	return o.compareFlags.validate("verify")
+	return o.compareFlags.validate("verify", engine.VerifyConfig{CompareConfig: o.values(), Sample: o.sample}.Validate())
 }
 
 // errDifferent is returned when verify found differences; they are
@@ -73,10 +71,9 @@ sync keeps its initial load's counts), they may differ.
 Exit codes: 0 identical; 3 any difference (printed); 1 verify could not run;
 2 usage or mapping errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			o.pg, o.pgFrom = pgURLFrom(o.pg)
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
@@ -99,15 +96,15 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 	if err != nil {
 		return err
 	}
-	printStateShards(g, "verify", st)
+	_ = render.StateShards(g.stderr, "verify", st)
 	cc.Shards = st.Map()
 	v, err := engine.Verify(ctx, engine.VerifyConfig{CompareConfig: cc, Sample: o.sample, StateFile: o.state})
 	if err != nil {
 		return err
 	}
-	err = writeReport(g.stdout, o.format,
+	err = render.Report(g.stdout, o.format,
 		func(w io.Writer) error {
-			return report.VerifyText(w, v, report.TextOptions{Color: wantColor(g.stdout, o.color)})
+			return report.VerifyText(w, v, report.TextOptions{Color: render.WantColor(g.stdout, o.color)})
 		},
 		func(w io.Writer) error { return report.VerifyMarkdown(w, v) },
 		func(w io.Writer) error { return report.VerifyJSON(w, v) })
@@ -121,14 +118,4 @@ func runVerify(ctx context.Context, g *globals, o *verifyOpts) error {
 		return exitError{code: exitDiffers, err: errDifferent}
 	}
 	return nil
-}
-
-// printStateShards says which recorded shard counts a verb reads with.
-func printStateShards(g *globals, verb string, st *engine.StateShards) {
-	if st == nil {
-		return
-	}
-	for _, s := range st.Counts {
-		fmt.Fprintf(g.stderr, "%s: shards for %s %s: %d (count: auto, from %s)\n", verb, s.Entity, s.Index, s.Count, st.Path)
-	}
 }

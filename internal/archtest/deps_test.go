@@ -98,6 +98,8 @@ func rules() []rule {
 		}, "export is a target and a source: it stores and reads items through the contracts, and the engine drives it (the source side and the export verb are the engine's)"},
 		{module + "/load", func(imp string) bool { return !within(module + "/engine")(imp) },
 			"load is a target: it implements the contracts, never imports the engine that drives it"},
+		{module + "/engine", func(imp string) bool { return !within(module + "/internal/render")(imp) },
+			"render prints the engine's results for the command: the engine returns values and never renders them"},
 	}
 }
 
@@ -156,12 +158,13 @@ func TestRulesCanFail(t *testing.T) {
 		t.Error("the rule refuses allowed imports")
 	}
 	// The house's own rules: targets never import the engine, the
-	// contracts import no stage.
+	// contracts import no stage, the engine never imports its renderer.
 	for _, c := range []struct{ pkg, why, imp string }{
 		{module + "/internal/export", "target", module + "/engine"},
 		{module + "/load", "target", module + "/engine"},
 		{module + "/contract", "interfaces", module + "/load"},
 		{module + "/contract", "interfaces", module + "/engine"},
+		{module + "/engine", "never renders", module + "/internal/render"},
 	} {
 		if ruleFor(t, c.pkg, c.why).allow(c.imp) {
 			t.Errorf("the rule for %s allows %s", c.pkg, c.imp)

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -8,16 +8,31 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pgdynamo/migrate/contract"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
+
+	"github.com/pgdynamo/migrate/contract"
+	"github.com/pgdynamo/migrate/engine"
 )
 
-// progress draws a run's progress, as the engine reports it: bars on a
-// terminal, a log line per entity every logEvery otherwise, nothing with
-// --quiet. It is the CLI's contract.Observer.
-type progress struct {
+// ProgressConfig says where a RunProgress draws.
+type ProgressConfig struct {
+	// Stdout gets the shard counts; Stderr the bars, when it is a
+	// terminal.
+	Stdout, Stderr io.Writer
+	// Logger logs progress lines when there are no bars; NewLogger makes
+	// the logger that writes above the bars when there are.
+	Logger    *slog.Logger
+	NewLogger func(io.Writer) *slog.Logger
+	// Quiet: no bars, no progress lines.
+	Quiet bool
+}
+
+// RunProgress draws a run's progress, as the engine reports it: bars on a
+// terminal, a log line per entity every logEvery otherwise, nothing when
+// quiet. It is the migrate command's contract.Observer.
+type RunProgress struct {
 	stdout io.Writer
 	logger *slog.Logger // writes above the bars when there are bars
 	quiet  bool
@@ -41,17 +56,21 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func newProgress(g *globals, quiet bool) *progress {
-	p := &progress{stdout: g.stdout, logger: g.logger, quiet: quiet, lastLog: time.Now(), lastLine: map[string]string{}}
-	if !quiet && isTerminal(g.stderr) {
-		p.bars = mpb.New(mpb.WithOutput(g.stderr), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
-		p.logger = g.newLogger(p.bars)
+// NewRunProgress starts drawing, with bars when c.Stderr is a terminal.
+func NewRunProgress(c ProgressConfig) *RunProgress {
+	p := &RunProgress{stdout: c.Stdout, logger: c.Logger, quiet: c.Quiet, lastLog: time.Now(), lastLine: map[string]string{}}
+	if !c.Quiet && isTerminal(c.Stderr) {
+		p.bars = mpb.New(mpb.WithOutput(c.Stderr), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
+		p.logger = c.NewLogger(p.bars)
 	}
 	return p
 }
 
+// Logger is the logger that writes without breaking the bars.
+func (p *RunProgress) Logger() *slog.Logger { return p.logger }
+
 // Started prints the shard counts and sets up one bar per entity.
-func (p *progress) Started(s contract.RunStart) {
+func (p *RunProgress) Started(s contract.RunStart) {
 	for _, r := range s.Shards {
 		fmt.Fprintln(p.stdout, r)
 	}
@@ -71,7 +90,7 @@ func (p *progress) Started(s contract.RunStart) {
 				p.mu.Lock()
 				defer p.mu.Unlock()
 				if i < len(p.last.Entities) {
-					return entityLine(p.last.Entities[i])
+					return EntityLine(p.last.Entities[i])
 				}
 				return "waiting"
 			})),
@@ -80,7 +99,7 @@ func (p *progress) Started(s contract.RunStart) {
 }
 
 // Progress updates the bars, or logs a line per entity that moved.
-func (p *progress) Progress(pr contract.Progress) {
+func (p *RunProgress) Progress(pr contract.Progress) {
 	p.mu.Lock()
 	p.last = pr
 	bars := p.bar
@@ -105,19 +124,19 @@ func (p *progress) Progress(pr contract.Progress) {
 				continue // nothing moved since the last line
 			}
 			p.lastLine[e.Entity] = moved
-			p.logger.Info("progress "+e.Entity+": "+entityLine(e), "entity", e.Entity, "rows", e.RowsRead, "items", e.ItemsWritten, "rejects", e.Rejects)
+			p.logger.Info("progress "+e.Entity+": "+EntityLine(e), "entity", e.Entity, "rows", e.RowsRead, "items", e.ItemsWritten, "rejects", e.Rejects)
 		}
 	}
 }
 
 // Interrupted says what happens after the first signal.
-func (p *progress) Interrupted() {
+func (p *RunProgress) Interrupted() {
 	p.logger.Warn("interrupted: reading stopped; waiting for the items already read to be written, then saving the checkpoint")
 }
 
-// stop ends drawing; bars are completed (finished) or left where they are,
+// Stop ends drawing; bars are completed (finished) or left where they are,
 // and removed from the screen's live area.
-func (p *progress) stop(finished bool) {
+func (p *RunProgress) Stop(finished bool) {
 	p.stopOnce.Do(func() {
 		if p.bars == nil {
 			return
@@ -139,10 +158,10 @@ func (p *progress) stop(finished bool) {
 	})
 }
 
-// entityLine renders an entity's progress, by what the target
+// EntityLine renders an entity's progress, by what the target
 // acknowledged: items written (of the rows expected), items/s, rejects,
 // rows read ahead of the writes, and the ETA.
-func entityLine(e contract.EntityProgress) string {
+func EntityLine(e contract.EntityProgress) string {
 	if e.Started.IsZero() {
 		return "waiting"
 	}
@@ -174,4 +193,27 @@ func entityETA(e contract.EntityProgress, elapsed float64) (time.Duration, bool)
 	}
 	rate := float64(done) / elapsed
 	return time.Duration(float64(total-done) / rate * float64(time.Second)), true
+}
+
+// SyncObserver is sync's engine.SyncObserver: it prints the slot at once,
+// the initial load's progress, and a status line every status interval.
+type SyncObserver struct {
+	*RunProgress
+	Stderr io.Writer
+	// DropCmd is the command that removes the slot, printed with it.
+	DropCmd string
+}
+
+var _ engine.SyncObserver = (*SyncObserver)(nil)
+
+// Slot prints the slot and publication, created or reused.
+func (s *SyncObserver) Slot(info engine.SlotInfo) { _ = SlotInfo(s.Stderr, info, s.DropCmd) }
+
+// Status logs a status line, unless quiet or the sync is done (its end is
+// printed by the command).
+func (s *SyncObserver) Status(st engine.SyncStatus) {
+	if s.quiet || st.Done {
+		return
+	}
+	s.logger.Info("sync: " + SyncStatusLine(st))
 }

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"strings"
@@ -29,7 +29,7 @@ func TestEntityLine(t *testing.T) {
 		{"done", contract.EntityProgress{Started: started, Estimate: 1000, RowsRead: 1000, ItemsWritten: 1000}, []string{"items 1000 of ~1000"}, []string{"ETA"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := entityLine(tc.e)
+			got := EntityLine(tc.e)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("%q lacks %q", got, w)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"cmp"
+	"regexp"
+	"strings"
+
+	"github.com/pgdynamo/migrate/engine"
+)
+
+// configFlags names the flag that sets each engine Config field the
+// engine checks: the engine's problems with those fields are the
+// command's usage errors, said in the flags' names.
+var configFlags = map[string]string{
+	"OnError": "--on-error", "MaxRejects": "--max-rejects", "Readers": "--readers", "RangeRows": "--range-rows",
+	"Resume": "--resume", "Fresh": "--fresh", "CreateTable": "--create-table",
+	"Writer.MaxWCU": "--max-wcu", "Writer.MinWCU": "--min-wcu", "Writer.Window": "--window",
+	"Writer.MaxBatchElapsed": "--max-batch-elapsed", "Writer.OnDuplicate": "--on-duplicate", "Writer.WarmWCU": "--warm-wcu",
+	"MaxFanout": "--max-fanout", "OnTruncate": "--on-truncate",
+	"Mode": "--compare", "Segments": "--segments", "Concurrency": "--concurrency", "SortMemoryMB": "--sort-memory",
+	"Sample": "--sample", "PricePerMillionWCU": "--price-per-million-wcu", "WriteRate": "--write-rate",
+	"PricePerGBImport": "--price-per-gb-import", "ImportGBPerHour": "--import-rate", "ImportOverhead": "--import-overhead",
+}
+
+// flagProblem returns the first problem err (a Config's Validate) has
+// with a field a flag sets, as cmd's usage error in the flags' names; nil
+// if none. Its other problems (no mapping or client yet) are not the
+// flags'.
+func flagProblem(cmd string, err error) error {
+	var walk func(error) *engine.FieldError
+	walk = func(e error) *engine.FieldError {
+		if fe, ok := e.(*engine.FieldError); ok && configFlags[fe.Field] != "" {
+			return fe
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				if fe := walk(e); fe != nil {
+					return fe
+				}
+			}
+		}
+		return nil
+	}
+	if fe := walk(err); fe != nil {
+		return usagef("%s: %s %s", cmd, configFlags[fe.Field], inFlagNames(fe.Problem))
+	}
+	return nil
+}
+
+// fieldName matches a Config field name: Mode, Writer.MaxWCU.
+var fieldName = regexp.MustCompile(`[A-Z][A-Za-z]*(\.[A-Z][A-Za-z]*)?`)
+
+// inFlagNames replaces the Config field names in msg by their flags,
+// outside quotes: a quoted value is the user's and stays as typed.
+func inFlagNames(msg string) string {
+	parts := strings.Split(msg, `"`)
+	for i := 0; i < len(parts); i += 2 {
+		parts[i] = fieldName.ReplaceAllStringFunc(parts[i], func(w string) string { return cmp.Or(configFlags[w], w) })
+	}
+	return strings.Join(parts, `"`)
+}

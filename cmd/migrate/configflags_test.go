@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/pgdynamo/migrate/engine"
+)
+
+// Every flag the table names is a flag of a command: a renamed flag would
+// otherwise leave the engine's field name in a usage message.
+func TestConfigFlagsAreFlags(t *testing.T) {
+	t.Parallel()
+	var names []string
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, "--"+f.Name) })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&globals{stdout: io.Discard, stderr: io.Discard}))
+	for field, flag := range configFlags {
+		if !slices.Contains(names, flag) {
+			t.Errorf("configFlags[%q] = %s, which no command has", field, flag)
+		}
+	}
+}
+
+func TestFlagProblem(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // "" for no usage error
+	}{
+		{"field and others", &engine.FieldError{Verb: "run", Field: "Writer.MinWCU", Problem: "must be between 0 and Writer.MaxWCU (0 = the default, 25)"},
+			"export: --min-wcu must be between 0 and --max-wcu (0 = the default, 25)"},
+		{"quoted values stay", &engine.FieldError{Verb: "run", Field: "OnError", Problem: `must be "fail" or "reject", not "Fresh"`},
+			`export: --on-error must be "fail" or "reject", not "Fresh"`},
+		{"first flag field of a join", errors.Join(errors.New("run: a mapping is required"), &engine.FieldError{Verb: "run", Field: "MaxPendingRows", Problem: "x"},
+			errors.Join(&engine.FieldError{Verb: "run", Field: "Resume", Problem: "and Fresh exclude each other"})), "export: --resume and --fresh exclude each other"},
+		{"no flag's field", errors.Join(errors.New("run: a mapping is required"), &engine.FieldError{Verb: "run", Field: "MaxPendingRows", Problem: "x"}), ""},
+		{"nil", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := flagProblem("export", tc.err)
+			var ue usageError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("flagProblem = %v, want nil", err)
+			case tc.want != "" && (!errors.As(err, &ue) || err.Error() != tc.want):
+				t.Errorf("flagProblem = %v, want the usage error %q", err, tc.want)
+			}
+		})
+	}
+}
