@@ -395,14 +395,7 @@ func BenchmarkStreamSteady(b *testing.B) {
 	for b.Loop() {
 		sampler := &lagSampler{}
 		cfg.UntilCaughtUp, cfg.Observer, cfg.StatusEvery = false, sampler, 250*time.Millisecond
-		sctx, stop := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		var final *engine.SyncResult
-		go func() {
-			res, err := engine.Sync(sctx, cfg)
-			final = res
-			done <- err
-		}()
+		stop := backgroundSync(b, ctx, cfg)
 		began := time.Now()
 		tick := time.NewTicker(10 * time.Millisecond)
 		txns := 0
@@ -417,10 +410,7 @@ func BenchmarkStreamSteady(b *testing.B) {
 		}
 		tick.Stop()
 		gen := time.Since(began)
-		stop()
-		if err := <-done; err != nil && !errors.Is(err, engine.ErrInterrupted) {
-			b.Fatal(err)
-		}
+		final := stop()
 		generated += int64(4 * per * txns)
 		applied += final.Final.Changes
 		elapsed += gen

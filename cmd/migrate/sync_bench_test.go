@@ -126,14 +126,7 @@ func benchFanout(b *testing.B, endpoint string) {
 		}
 		sampler := &confirmSampler{}
 		cfg.UntilCaughtUp, cfg.Observer, cfg.StatusEvery = false, sampler, 100*time.Millisecond
-		sctx, stop := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		var final *engine.SyncResult
-		go func() {
-			res, err := engine.Sync(sctx, cfg)
-			final = res
-			done <- err
-		}()
+		stop := backgroundSync(b, ctx, cfg)
 		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		wdone := make(chan error, 1)
 		go func() {
@@ -166,10 +159,7 @@ func benchFanout(b *testing.B, endpoint string) {
 		if err := <-wdone; err != nil {
 			b.Fatal(err)
 		}
-		stop()
-		if err := <-done; err != nil && !errors.Is(err, engine.ErrInterrupted) {
-			b.Fatal(err)
-		}
+		final := stop()
 		spikes, behind = append(spikes, spike), append(behind, after)
 		items = max(items, final.Final.Fanout.Max)
 		b.Logf("author %d (%d order lines): rename confirmed %.2f s after its commit, the change after it %.2f s; most items by one change: %d (%s)",
@@ -261,6 +251,27 @@ func benchDrain(b *testing.B, endpoint string) {
 }
 
 // lagSampler records the stream's status every second.
+// backgroundSync runs engine.Sync with cfg until the returned stop is
+// called; stop waits for it and returns its result (the interruption is
+// how it ends, not a failure).
+func backgroundSync(b *testing.B, ctx context.Context, cfg engine.SyncConfig) (stop func() *engine.SyncResult) {
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	var final *engine.SyncResult
+	go func() {
+		res, err := engine.Sync(sctx, cfg)
+		final = res
+		done <- err
+	}()
+	return func() *engine.SyncResult {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, engine.ErrInterrupted) {
+			b.Fatal(err)
+		}
+		return final
+	}
+}
+
 type lagSampler struct {
 	engine.NopSyncObserver
 	mu      sync.Mutex
@@ -289,24 +300,14 @@ func benchSteady(b *testing.B, endpoint string) {
 	for b.Loop() {
 		sampler := &lagSampler{}
 		cfg.UntilCaughtUp, cfg.Observer, cfg.StatusEvery = false, sampler, time.Second
-		ctx, stop := context.WithCancel(b.Context())
-		done := make(chan error, 1)
-		var final *engine.SyncResult
-		go func() {
-			res, err := engine.Sync(ctx, cfg)
-			final = res
-			done <- err
-		}()
+		stop := backgroundSync(b, b.Context(), cfg)
 		wctx, cancel := context.WithTimeout(b.Context(), 30*time.Second)
 		st, err := workload.Run(wctx, pg, workload.Config{Workers: 3, Rate: rate, Seed: 8})
 		cancel()
 		if err != nil {
 			b.Fatal(err)
 		}
-		stop()
-		if err := <-done; err != nil && !errors.Is(err, engine.ErrInterrupted) {
-			b.Fatal(err)
-		}
+		final := stop()
 		sampler.mu.Lock()
 		for _, s := range sampler.samples[min(3, len(sampler.samples)):] { // after the first rounds
 			latencies = append(latencies, s.LastLatency)
