@@ -34,7 +34,8 @@ type Batch struct {
 	// streamed are, per source rendered from the stream (see
 	// Graph.streamed), the rows the changes leave, by row key, as the
 	// stream sent them; oldRows the typed key columns of row versions
-	// whose items may have to go (old, decoded without a query).
+	// whose items may have to go, decoded from the stream (old holds those
+	// a query types).
 	streamed map[*transform.Source]*streamedRows
 	oldRows  map[*transform.Source]*streamedRows
 	// layouts remember, per relation and source, where the source's
@@ -87,7 +88,7 @@ func (b *Batch) Add(c *replicate.Change) error {
 	}
 	for _, e := range edges {
 		if e.kind == ownEdge && b.g.streamed[e.src] {
-			if err := b.addStreamed(c, ci, e); err != nil {
+			if err := b.addStreamed(c, ci, e, versions); err != nil {
 				return err
 			}
 			continue
@@ -120,19 +121,31 @@ func (b *Batch) Add(c *replicate.Change) error {
 		if !found {
 			return errNoKey(b.changes[ci].desc)
 		}
-		if c.Op == replicate.Insert {
-			continue
-		}
-		// The items the row had before: from its old version, and from
-		// the new one in case the row no longer produces them.
-		cols := columnNames(b.g.keyCols[e.src])
-		for _, version := range versions {
-			if t, ok, err := tuple(c, cols, version); err == nil && ok {
-				b.set(b.old, e.src).add(t, ci)
-			}
+		if c.Op != replicate.Insert {
+			b.addOld(c, ci, e.src, versions)
 		}
 	}
 	return nil
+}
+
+// addOld records the key columns of a changed row's versions, whose items
+// may have to go: from its old version, and from the new one in case the
+// row no longer produces them. They are decoded from the stream where its
+// text is exact, else typed by a query in Resolve.
+func (b *Batch) addOld(c *replicate.Change, ci int, src *transform.Source, versions []func(int) (replicate.Value, bool)) {
+	keyCols := b.g.keyCols[src]
+	cols := columnNames(keyCols)
+	for _, version := range versions {
+		t, ok, err := tuple(c, cols, version)
+		if err != nil || !ok {
+			continue
+		}
+		if row, ok := keyRow(c, src, keyCols, version); ok {
+			rowsOf(b.oldRows, src).set(t, row)
+		} else {
+			b.set(b.old, src).add(t, ci)
+		}
+	}
 }
 
 func errNoKey(desc string) error {

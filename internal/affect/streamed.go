@@ -9,6 +9,9 @@ import (
 	"github.com/pgdynamo/migrate/transform"
 )
 
+// Old key columns of any source's rows decode from the stream too
+// (keyRow), where its text is exact: no query types them.
+//
 // A source with neither joins nor embeds renders each item from its own
 // row alone: when the stream sent the whole row in a form that decodes
 // exactly (extract.StreamDecodable), the row is rendered from the stream
@@ -143,8 +146,8 @@ func keyRow(c *replicate.Change, src *transform.Source, cols []mapping.Column, v
 
 // addStreamed records a change of a row of a streamed source: the row it
 // leaves (rendered from the stream, or read back), and the key columns of
-// its versions, whose items may have to go.
-func (b *Batch) addStreamed(c *replicate.Change, ci int, e *edge) error {
+// its versions (addOld).
+func (b *Batch) addStreamed(c *replicate.Change, ci int, e *edge, versions []func(int) (replicate.Value, bool)) error {
 	src := e.src
 	found := false
 	// The old version first: the row leaves its old key; the new one may
@@ -179,30 +182,8 @@ func (b *Batch) addStreamed(c *replicate.Change, ci int, e *edge) error {
 	if !found {
 		return errNoKey(b.changes[ci].desc)
 	}
-	if c.Op == replicate.Insert {
-		return nil
-	}
-	// The items the row had before: from its old version, and from the
-	// new one in case the row no longer produces them.
-	keyCols := b.g.keyCols[src]
-	cols := columnNames(keyCols)
-	var versions []func(int) (replicate.Value, bool)
-	if c.New != nil {
-		versions = append(versions, c.NewValue)
-	}
-	if c.Old != nil {
-		versions = append(versions, c.OldValue)
-	}
-	for _, version := range versions {
-		t, ok, err := tuple(c, cols, version)
-		if err != nil || !ok {
-			continue
-		}
-		if row, ok := keyRow(c, src, keyCols, version); ok {
-			rowsOf(b.oldRows, src).set(t, row)
-		} else {
-			b.set(b.old, src).add(t, ci)
-		}
+	if c.Op != replicate.Insert {
+		b.addOld(c, ci, src, versions)
 	}
 	return nil
 }
