@@ -128,17 +128,19 @@ func (a *applier) run(ctx context.Context) error {
 		return err
 	}
 	// The target of --until-caught-up is read now; it is checked again
-	// after every round that reaches it, not only by the ticker.
+	// after every round, not only by the ticker (checkCaughtUp reads
+	// nothing until the confirmed position reaches it).
 	caughtUp := func() (bool, error) {
+		if !a.cfg.UntilCaughtUp {
+			return false, nil
+		}
 		if err := a.checkCaughtUp(work); err != nil {
 			return false, err
 		}
 		return a.caughtUp, nil
 	}
-	if a.cfg.UntilCaughtUp {
-		if done, err := caughtUp(); err != nil || done {
-			return err
-		}
+	if done, err := caughtUp(); err != nil || done {
+		return err
 	}
 	for {
 		select {
@@ -170,10 +172,8 @@ func (a *applier) run(ctx context.Context) error {
 			if err := a.finish(w); err != nil {
 				return err
 			}
-			if a.cfg.UntilCaughtUp && a.catchUpTo != 0 && a.confirmed >= a.catchUpTo {
-				if done, err := caughtUp(); err != nil || done {
-					return err
-				}
+			if done, err := caughtUp(); err != nil || done {
+				return err
 			}
 		case m := <-msgs:
 			if err := a.handle(work, m); err != nil {
@@ -186,10 +186,8 @@ func (a *applier) run(ctx context.Context) error {
 				if err := a.begin(work); err != nil {
 					return err
 				}
-				if a.cfg.UntilCaughtUp && a.catchUpTo != 0 && a.confirmed >= a.catchUpTo {
-					if done, err := caughtUp(); err != nil || done {
-						return err
-					}
+				if done, err := caughtUp(); err != nil || done {
+					return err
 				}
 			}
 		}
@@ -468,10 +466,8 @@ func (a *applier) writeItems(ctx context.Context, items []contract.Item) (contra
 	// ctx is the loop's work context: it outlives an interruption, but
 	// not the slot guard.
 	st, err := w.Write(ctx, ch)
-	if err == nil {
-		if n := acked.Load(); n != int64(len(items)) {
-			err = fmt.Errorf("sync: %d of %d items acknowledged", n, len(items))
-		}
+	if n := acked.Load(); err == nil && n != int64(len(items)) {
+		err = &unacknowledgedError{acked: n, items: len(items)}
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrSlotWALLimit) {
@@ -479,6 +475,17 @@ func (a *applier) writeItems(ctx context.Context, items []contract.Item) (contra
 		}
 	}
 	return st, err
+}
+
+// unacknowledgedError is a write that ended without an error but without
+// every item acknowledged.
+type unacknowledgedError struct {
+	acked int64
+	items int
+}
+
+func (e *unacknowledgedError) Error() string {
+	return fmt.Sprintf("sync: %d of %d items acknowledged", e.acked, e.items)
 }
 
 // recordWrite counts a write's calls and says what its error means.
@@ -501,7 +508,8 @@ func (a *applier) recordWrite(st contract.Stats, err error) error {
 	if errors.As(err, &ie) {
 		return fmt.Errorf("sync: bad row: %s; fix the row in the source, then sync again: the slot resumes at %s", describeItemError(ie), a.confirmed)
 	}
-	if strings.HasPrefix(err.Error(), "sync: ") {
+	var ue *unacknowledgedError
+	if errors.As(err, &ue) {
 		return err
 	}
 	return fmt.Errorf("sync: write: %w; sync again to resume at %s", err, a.confirmed)
