@@ -48,12 +48,7 @@ func PruneText(w io.Writer, res *Prune, maxDetails int) error {
 	for _, e := range res.Entities {
 		fmt.Fprintf(w, "  %-14s %d\n", e.Entity, e.Items)
 	}
-	for _, it := range res.Listed {
-		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
-	}
-	if int64(len(res.Listed)) < res.Total {
-		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Total-int64(len(res.Listed)), maxDetails)
-	}
+	listText(w, res.Listed, res.Total, maxDetails)
 	foreignText(w, res, maxDetails)
 	if !res.Deleted && res.Total > 0 {
 		fmt.Fprintln(w, "nothing was deleted; pass --yes to delete them")
@@ -68,11 +63,17 @@ func foreignText(w io.Writer, res *Prune, maxDetails int) {
 		return
 	}
 	fmt.Fprintf(w, "left alone: %s the mapping could not have written (another entity, or a key its templates cannot produce from the columns' types)\n", countOf(res.Foreign, "foreign item"))
-	for _, it := range res.ForeignListed {
+	listText(w, res.ForeignListed, res.Foreign, maxDetails)
+}
+
+// listText lists the items listed of total, and says how many more the
+// listing left out.
+func listText(w io.Writer, listed []ItemRef, total int64, maxDetails int) {
+	for _, it := range listed {
 		fmt.Fprintf(w, "  - %-12s %s | %s\n", it.Entity, it.Key.PK, it.Key.SK)
 	}
-	if int64(len(res.ForeignListed)) < res.Foreign {
-		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", res.Foreign-int64(len(res.ForeignListed)), maxDetails)
+	if int64(len(listed)) < total {
+		fmt.Fprintf(w, "  … %d more not shown (--max-details %d)\n", total-int64(len(listed)), maxDetails)
 	}
 }
 
