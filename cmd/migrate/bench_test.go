@@ -25,6 +25,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/gcpace"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/migratetest"
@@ -95,7 +96,7 @@ func runBenchChild() (bool, int) {
 	case "baseline":
 		n, err = runBaseline(ctx, pg, endpoint, benchTable, calls)
 	case "read":
-		paceGC(ctx) // the garbage collector's pace of the tool (gc.go)
+		gcpace.Start(ctx) // the garbage collector's pace of the tool
 		n, err = readOnlyPass(ctx, pg)
 	case "ceiling":
 		var want int64

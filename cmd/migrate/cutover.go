@@ -112,6 +112,6 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	if o.drop {
 		return dropSync(ctx, g, o.pg, slot, pub)
 	}
-	fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the source; once the application reads from DynamoDB, remove it with:\n  migrate sync --drop --mapping %s --slot %s --publication %s\n", slot, shellQuote(o.mapping), slot, pub)
+	fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the source; once the application reads from DynamoDB, remove it with:\n  migrate sync --drop --mapping %s --slot %s --publication %s\n", slot, render.ShellQuote(o.mapping), slot, pub)
 	return nil
 }

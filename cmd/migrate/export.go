@@ -14,6 +14,7 @@ import (
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/export"
+	"github.com/pgdynamo/migrate/internal/gcpace"
 	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/load"
@@ -198,7 +199,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 	if _, err := export.ParseWhere(o.to); err != nil {
 		return usageError{err}
 	}
-	gcHolds(o.fileSizeBytes())
+	gcpace.Hold(o.fileSizeBytes())
 	prog := newProgress(g, o.quiet)
 	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "export"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/internal/buildinfo"
 	"github.com/pgdynamo/migrate/internal/draft"
 	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/mapping"
@@ -21,23 +22,8 @@ func init() { register(newInitCmd) }
 // jsonSchemaURL is where the mapping file's JSON Schema is published: the
 // file docs/schema/mapping.schema.json of this repository, at the release
 // the binary was built from (main for a development build).
-func jsonSchemaURL(v versionInfo) string {
-	ref := "main"
-	if isRelease(v.Version) {
-		ref = v.Version
-	}
-	return "https://raw.githubusercontent.com/pgdynamo/migrate/" + ref + "/docs/schema/mapping.schema.json"
-}
-
-// isRelease reports whether a module version is a tag (v1.2.3, v1.2.3-rc.1)
-// rather than a pseudo-version or a development build.
-func isRelease(v string) bool {
-	if !strings.HasPrefix(v, "v") || strings.Contains(v, "+") {
-		return false
-	}
-	// Pseudo-versions end in -yyyymmddhhmmss-abcdefabcdef.
-	parts := strings.Split(v, "-")
-	return len(parts) < 3 || len(parts[len(parts)-1]) != 12
+func jsonSchemaURL(v buildinfo.Info) string {
+	return "https://raw.githubusercontent.com/pgdynamo/migrate/" + v.Ref() + "/docs/schema/mapping.schema.json"
 }
 
 type initOpts struct {

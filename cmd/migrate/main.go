@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/pgdynamo/migrate/internal/gcpace"
 )
 
 func main() {
@@ -33,7 +35,7 @@ func run() int {
 		os.Exit(exitInterrupted)
 	}()
 
-	paceGC(ctx)
+	gcpace.Start(ctx)
 	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 

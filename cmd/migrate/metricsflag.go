@@ -47,7 +47,7 @@ func (m *metricsOpts) serve(g *globals, cfg metrics.Config) (*metrics.State, fun
 	}
 	cfg.ReadyLag = m.readyLag
 	st := metrics.NewState(cfg)
-	srv, err := metrics.Start(m.addr, st, currentVersion().short())
+	srv, err := metrics.Start(m.addr, st, currentVersion().Short("migrate"))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
+	"github.com/pgdynamo/migrate/internal/jsonlines"
 	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
@@ -99,13 +100,13 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer stopNotice()
 	err := root.ExecuteContext(ctx)
 	errOut := g.stderr
-	if jl, ok := g.stderr.(*jsonLines); ok {
-		jl.setLevel("ERROR")
+	if jl, ok := g.stderr.(*jsonlines.Writer); ok {
+		jl.SetLevel("ERROR")
 		defer jl.Flush()
 	} else if g.logFormat == "json" {
 		// Parsing failed before the command started: its error is JSON too.
-		jl := newJSONLines(stderr)
-		jl.setLevel("ERROR")
+		jl := jsonlines.New(stderr)
+		jl.SetLevel("ERROR")
 		defer jl.Flush()
 		errOut = jl
 	}
@@ -196,8 +197,8 @@ Exit codes: 0 success, 1 failure, 2 usage or mapping error (plan
 				return usagef("--log-format must be text or json, not %q", g.logFormat)
 			}
 			if g.logFormat == "json" {
-				if _, ok := g.stderr.(*jsonLines); !ok {
-					g.stderr = newJSONLines(g.stderr)
+				if _, ok := g.stderr.(*jsonlines.Writer); !ok {
+					g.stderr = jsonlines.New(g.stderr)
 				}
 			}
 			g.logger = g.newLogger(g.stderr)

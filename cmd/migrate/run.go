@@ -197,7 +197,7 @@ func runMigration(ctx context.Context, g *globals, o runOpts, cmd *cobra.Command
 			err, cmp.Or(o.rejectFile, res.Table+".rejects.jsonl"), again)
 	}
 	_ = render.RunSummary(g.stdout, res)
-	_ = render.SourceChanges(g.stderr, res.SourceChanges, "migrate verify "+shellQuote(o.mapping)+" --table "+shellQuote(res.Table))
+	_ = render.SourceChanges(g.stderr, res.SourceChanges, "migrate verify "+render.ShellQuote(o.mapping)+" --table "+render.ShellQuote(res.Table))
 	if o.summaryJSON != "" {
 		if werr := render.WriteJSONFile(o.summaryJSON, res); werr != nil {
 			err = errors.Join(err, werr)

@@ -114,7 +114,4 @@ func TestResumeCommand(t *testing.T) {
 			t.Errorf("from %s:\n got %s\nwant %s", tt.from, got, tt.want)
 		}
 	}
-	if got := shellQuote("it's"); got != `'it'\''s'` {
-		t.Errorf("shellQuote = %s", got)
-	}
 }

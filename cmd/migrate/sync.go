@@ -164,16 +164,16 @@ func syncNames(o syncOpts, table string) (slot, pub string) {
 // --create-table, --until-caught-up and --drop, plus the slot and
 // publication. Like the resume command of run, it never holds the URL.
 func syncCommand(flags *pflag.FlagSet, pgFrom, slot, pub string, drop bool) string {
-	c := againCommand{
-		words:   []string{"migrate", "sync"},
-		first:   []string{"mapping", "table"},
-		skip:    []string{"create-table", "until-caught-up", "drop", "slot", "publication", "summary-json"},
-		afterPG: []string{"--slot", slot, "--publication", pub},
+	c := render.Again{
+		Words:   []string{"migrate", "sync"},
+		First:   []string{"mapping", "table"},
+		Skip:    []string{"create-table", "until-caught-up", "drop", "slot", "publication", "summary-json"},
+		AfterPG: []string{"--slot", slot, "--publication", pub},
 	}
 	if drop {
-		c.words, c.onlyFirst = append(c.words, "--drop"), true
+		c.Words, c.OnlyFirst = append(c.Words, "--drop"), true
 	}
-	return c.render(flags, pgFrom)
+	return c.Command(flags, pgFrom)
 }
 
 func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, onlyDrop bool) error {

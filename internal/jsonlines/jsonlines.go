@@ -1,4 +1,6 @@
-package main
+// Package jsonlines keeps a stream of log lines all JSON: under
+// --log-format json, a log pipeline must never meet plain text.
+package jsonlines
 
 import (
 	"bytes"
@@ -8,14 +10,13 @@ import (
 	"time"
 )
 
-// jsonLines makes every line written to stderr one JSON object under
-// --log-format json, so that a log pipeline never meets plain text: lines
-// that already are JSON (the logger's) pass through; any other line (the
-// slot's name, a resume command, the fatal error) becomes
+// Writer makes every line written through it one JSON object: lines
+// that already are JSON (a slog JSON handler's) pass through; any other
+// line (the slot's name, a resume command, the fatal error) becomes
 // {"time":…,"level":…,"msg":…}. The level is INFO, or ERROR once the
 // command's outcome is being written: that is one record, however many
 // lines it has (a wrapped driver error, a list of mapping problems).
-type jsonLines struct {
+type Writer struct {
 	mu    sync.Mutex
 	w     io.Writer
 	buf   []byte
@@ -23,11 +24,14 @@ type jsonLines struct {
 	now   func() time.Time
 }
 
-func newJSONLines(w io.Writer) *jsonLines {
-	return &jsonLines{w: w, level: "INFO", now: time.Now}
+// New returns a Writer of records to w, at level INFO.
+func New(w io.Writer) *Writer {
+	return &Writer{w: w, level: "INFO", now: time.Now}
 }
 
-func (j *jsonLines) setLevel(level string) {
+// SetLevel sets the level of the lines to come; from ERROR on, they make
+// one record, written at Flush.
+func (j *Writer) SetLevel(level string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	// Lines before the change keep their level.
@@ -42,7 +46,7 @@ func (j *jsonLines) setLevel(level string) {
 	j.level = level
 }
 
-func (j *jsonLines) Write(p []byte) (int, error) {
+func (j *Writer) Write(p []byte) (int, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.buf = append(j.buf, p...)
@@ -63,7 +67,7 @@ func (j *jsonLines) Write(p []byte) (int, error) {
 }
 
 // Flush writes a last line that did not end with a newline.
-func (j *jsonLines) Flush() error {
+func (j *Writer) Flush() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if len(bytes.TrimSpace(j.buf)) == 0 {
@@ -74,7 +78,7 @@ func (j *jsonLines) Flush() error {
 	return err
 }
 
-func (j *jsonLines) emit(line []byte) error {
+func (j *Writer) emit(line []byte) error {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
 		return nil
