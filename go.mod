@@ -14,6 +14,7 @@ require (
 	github.com/aws/smithy-go v1.28.8
 	github.com/docker/go-units v0.5.0
 	github.com/golang-migrate/migrate/v4 v4.20.1
+	github.com/google/renameio/v2 v2.0.2
 	github.com/jackc/pglogrepl v0.0.0-20251213150135-2e8d0df862c1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jinzhu/inflection v1.0.0

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
@@ -133,32 +133,9 @@ func runInit(ctx context.Context, g *globals, o initOpts) error {
 			return err
 		}
 		report = g.stderr
-	} else if err := writeNew(o.output, d.YAML); err != nil {
-		return err
+	} else if err := renameio.WriteFile(o.output, d.YAML, 0o644); err != nil {
+		// Through a temporary file: an interrupted write leaves no half file.
+		return fmt.Errorf("init: write %s: %w", o.output, err)
 	}
 	return render.InitSummary(report, o.output, o.embed, d)
-}
-
-// writeNew writes the file through a temporary one, so that an
-// interrupted write leaves no half file.
-func writeNew(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".init-*.yaml")
-	if err != nil {
-		return fmt.Errorf("init: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("init: write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("init: write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("init: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("init: %w", err)
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -123,8 +122,8 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 		return fmt.Errorf("plan: write report: %w", err)
 	}
 	if o.html != "" {
-		if err := writeHTML(o.html, p); err != nil {
-			return err
+		if err := report.WriteHTMLFile(o.html, p); err != nil {
+			return fmt.Errorf("plan: %w", err)
 		}
 		g.logger.Info("plan: wrote HTML report", "file", o.html)
 	}
@@ -133,21 +132,6 @@ func runPlan(ctx context.Context, g *globals, o *planOpts) error {
 	}
 	if o.detailedExitCode && p.Summary.Create+p.Summary.Change+p.Summary.Stale > 0 {
 		return exitError{code: exitChanges}
-	}
-	return nil
-}
-
-func writeHTML(path string, p *report.Plan) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	if err := report.HTML(f, p); err != nil {
-		f.Close()
-		return fmt.Errorf("plan: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("plan: write %s: %w", path, err)
 	}
 	return nil
 }

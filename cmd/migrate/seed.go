@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/pgdynamo/migrate/internal/render"
 	"github.com/pgdynamo/migrate/internal/seed"
 )
 
@@ -83,18 +83,5 @@ func runSeed(ctx context.Context, g *globals, o seedOpts) error {
 	case err != nil:
 		return err
 	}
-	elapsed := time.Since(start)
-
-	tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TABLE\tROWS\t")
-	for table, n := range counts.All() {
-		fmt.Fprintf(tw, "%s\t%d\t\n", table, n)
-	}
-	fmt.Fprintf(tw, "TOTAL\t%d\t\n", counts.Total())
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stdout, "seeded scale %d, seed %d in %.1fs (%.0f rows/s)\n",
-		o.cfg.Scale, o.cfg.Seed, elapsed.Seconds(), float64(counts.Total())/elapsed.Seconds())
-	return nil
+	return render.Seed(g.stdout, o.cfg, counts, time.Since(start))
 }

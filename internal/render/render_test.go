@@ -18,6 +18,7 @@ import (
 	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/report"
+	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -72,6 +73,13 @@ func TestRunSummaryGolden(t *testing.T) {
 	// nothing made no call.
 	bare := &engine.RunResult{Total: engine.EntityResult{Entity: "TOTAL"}}
 	golden(t, "run_summary_bare", render(t, func(b *bytes.Buffer) error { return RunSummary(b, bare) }))
+}
+
+func TestSeedGolden(t *testing.T) {
+	counts := seed.Counts{Customers: 100, Addresses: 150, Authors: 10, Books: 50, Orders: 400, OrderItems: 1100}
+	golden(t, "seed", render(t, func(b *bytes.Buffer) error {
+		return Seed(b, seed.Config{Scale: 100, Seed: 7}, counts, 2*time.Second)
+	}))
 }
 
 func TestExportGolden(t *testing.T) {

@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/renameio/v2"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/report"
+	"github.com/pgdynamo/migrate/internal/seed"
 )
 
 // RunSummary prints a run's per-entity table, in the plan's and verify's
@@ -75,18 +79,13 @@ func thousands(n int64) string {
 }
 
 // WriteJSONFile writes v as indented JSON to path (a --summary-json),
-// through a temporary file renamed into place: atomically enough for a
-// report.
+// through a temporary file renamed into place.
 func WriteJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
 	return nil
@@ -124,5 +123,21 @@ func SourceChanges(w io.Writer, changes []engine.SourceChange, verify string) er
 func Import(w io.Writer, res *export.ImportResult) error {
 	_, err := fmt.Fprintf(w, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
 		res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
+	return err
+}
+
+// Seed is the table of rows `migrate sample seed` loaded, and its speed.
+func Seed(w io.Writer, cfg seed.Config, counts seed.Counts, elapsed time.Duration) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "TABLE\tROWS\t")
+	for table, n := range counts.All() {
+		fmt.Fprintf(tw, "%s\t%d\t\n", table, n)
+	}
+	fmt.Fprintf(tw, "TOTAL\t%d\t\n", counts.Total())
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "seeded scale %d, seed %d in %.1fs (%.0f rows/s)\n",
+		cfg.Scale, cfg.Seed, elapsed.Seconds(), float64(counts.Total())/elapsed.Seconds())
 	return err
 }

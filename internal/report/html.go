@@ -1,10 +1,30 @@
 package report
 
 import (
+	"fmt"
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/google/renameio/v2"
 )
+
+// WriteHTMLFile writes the plan's HTML page to path, through a temporary
+// file renamed into place once complete.
+func WriteHTMLFile(path string, p *Plan) error {
+	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer f.Cleanup()
+	if err := HTML(f, p); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
 
 // HTML writes a plan as one self-contained HTML page: inline CSS, inline
 // SVG charts (items per entity by outcome, item-size histogram, largest
