@@ -1,5 +1,5 @@
 // Package engine runs migrations: it owns each verb of the tool (Run, Plan,
-// Verify, Prune, Sync, Export) as a function that takes a Config and a context and
+// Verify, Prune, Sync, Export, Import, Docs) as a function that takes a Config and a context and
 // returns a result value. The command line (cmd/migrate) is one caller; a deploy job,
 // a Lambda or a service's integration test can be another.
 //

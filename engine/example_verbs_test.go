@@ -111,7 +111,7 @@ func ExampleExport() {
 	}
 	fmt.Printf("exported %d items in %d file(s), complete: %v\n", items, len(res.Files), res.Complete)
 
-	src, err := engine.OpenExport(ctx, dir, engine.ExportS3{})
+	src, err := engine.OpenExport(ctx, engine.OpenExportConfig{From: dir})
 	if err != nil {
 		log.Fatal(err)
 	}

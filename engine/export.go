@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 
@@ -176,11 +177,37 @@ func openExportStore(ctx context.Context, where string, s ExportS3, logger *slog
 	return export.NewStore(w, client, upload)
 }
 
-// OpenExport opens a complete export (a directory, or s3://bucket/prefix
-// reached through s) as the source of a run: pass it as RunConfig.Export
-// to load its items into a table instead of reading the database.
-func OpenExport(ctx context.Context, from string, s ExportS3) (contract.Source, error) {
-	st, err := openExportStore(ctx, from, s, slog.New(slog.DiscardHandler), export.UploadOptions{})
+// OpenExportConfig says which export OpenExport opens, and which of its
+// files a run of it loads.
+type OpenExportConfig struct {
+	// From is the export: a directory, or s3://bucket/prefix. Required.
+	From string
+	// S3 says how to reach S3 when From is an s3:// URL: Endpoint, Region
+	// and PathStyle apply; PartSize and Concurrency (uploads) do not.
+	S3 ExportS3
+	// Share and Shares take share Share of Shares of the export's files
+	// (1 <= Share <= Shares), so that Shares machines, each given its own
+	// Share, load every file once between them. Default: 1 of 1, every
+	// file. A share that holds no file is an ErrConfig.
+	Share, Shares int
+	// Logger receives a line naming the export and the files taken
+	// (Info), and the S3 client's debug lines. Default: discard.
+	Logger *slog.Logger
+}
+
+// OpenExport opens a complete export as the source of a run: pass it as
+// RunConfig.Export to load its items (or the share of them cfg takes)
+// into a table instead of reading the database.
+func OpenExport(ctx context.Context, cfg OpenExportConfig) (contract.Source, error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	k, n := cfg.Share, cfg.Shares
+	if k == 0 && n == 0 {
+		k, n = 1, 1
+	}
+	st, err := openExportStore(ctx, cfg.From, cfg.S3, logger, export.UploadOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -188,5 +215,10 @@ func OpenExport(ctx context.Context, from string, s ExportS3) (contract.Source, 
 	if err != nil {
 		return nil, err
 	}
+	if err := src.Select(k, n); err != nil {
+		return nil, err
+	}
+	logger.Info("loading an export", "export", st.String(), "files", fmt.Sprintf("%d of %d (share %d/%d)", len(src.Taken()), len(src.Manifest.Files), k, n),
+		"items", src.Manifest.Items, "snapshots", src.Manifest.Snapshots)
 	return src, nil
 }

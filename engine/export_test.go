@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -371,4 +373,42 @@ func TestResumeWritesAMissingManifest(t *testing.T) {
 		t.Errorf("recovered manifest %+v, the original %+v", again.Manifest, res.Manifest)
 	}
 	openExport(t, dir) // the recovered export opens
+}
+
+// OpenExport takes the share it is given, says so in its log, and refuses
+// a share that holds no file.
+func TestOpenExportShare(t *testing.T) {
+	t.Parallel()
+	pg, m := exportShop(t, "")
+	dir := filepath.Join(t.TempDir(), "export")
+	exp, err := exportTo(t, pg, m, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(exp.Manifest.Files)
+	if total < 3 {
+		t.Fatalf("the export has %d files; the test wants at least 3", total)
+	}
+	all, err := engine.OpenExport(t.Context(), engine.OpenExportConfig{From: dir})
+	if err != nil || len(all.Files()) != total {
+		t.Fatalf("the whole export: %v files, %v", all, err)
+	}
+	var logged strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logged, nil))
+	src, err := engine.OpenExport(t.Context(), engine.OpenExportConfig{From: dir, Share: 2, Shares: 3, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(src.Files()), (total+1)/3; got != want {
+		t.Errorf("share 2 of 3 of %d files has %d; want %d", total, got, want)
+	}
+	if want := fmt.Sprintf(`files="%d of %d (share 2/3)"`, len(src.Files()), total); !strings.Contains(logged.String(), "loading an export") || !strings.Contains(logged.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, logged.String())
+	}
+	if _, err := engine.OpenExport(t.Context(), engine.OpenExportConfig{From: dir, Share: total + 1, Shares: total + 1}); !errors.Is(err, engine.ErrConfig) {
+		t.Errorf("a share with no file: %v", err)
+	}
+	if _, err := engine.OpenExport(t.Context(), engine.OpenExportConfig{From: filepath.Join(dir, "none")}); !errors.Is(err, engine.ErrConfig) {
+		t.Errorf("no export there: %v", err)
+	}
 }

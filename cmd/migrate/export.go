@@ -33,22 +33,9 @@ func (o *s3Flags) register(f *pflag.FlagSet) {
 	f.BoolVar(&o.pathStyle, "s3-path-style", false, "address buckets as ENDPOINT/BUCKET (S3-compatible stores)")
 }
 
-// store opens an export's place: a directory, or S3 through a client
-// made from the AWS configuration and the flags.
-func (o *s3Flags) store(ctx context.Context, g *globals, where, region string, upload export.UploadOptions) (export.Store, error) {
-	w, err := export.ParseWhere(where)
-	if err != nil {
-		return export.Store{}, usageError{err}
-	}
-	var client export.S3
-	if w.IsS3() {
-		c, err := export.NewS3Client(ctx, export.S3ClientConfig{Endpoint: o.endpoint, Region: region, PathStyle: o.pathStyle, Logger: g.logger})
-		if err != nil {
-			return export.Store{}, err
-		}
-		client = c
-	}
-	return export.NewStore(w, client, upload)
+// config is the engine's S3 settings as the flags give them.
+func (o s3Flags) config(region string) engine.ExportS3 {
+	return engine.ExportS3{Endpoint: o.endpoint, Region: region, PathStyle: o.pathStyle}
 }
 
 type exportOpts struct {

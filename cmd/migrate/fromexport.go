@@ -11,7 +11,6 @@ import (
 
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/export"
 )
 
 // fromExportOpts are run's flags for loading an export (run --from-export)
@@ -71,19 +70,6 @@ func (o *fromExportOpts) source(ctx context.Context, g *globals, region string) 
 	if o.fromExport == "" {
 		return nil, nil
 	}
-	st, err := o.s3.store(ctx, g, o.fromExport, region, export.UploadOptions{})
-	if err != nil {
-		return nil, err
-	}
-	src, err := export.Open(ctx, st)
-	if err != nil {
-		return nil, err
-	}
 	k, n, _ := o.share()
-	if err := src.Select(k, n); err != nil {
-		return nil, err
-	}
-	g.logger.Info("loading an export", "export", st.String(), "files", fmt.Sprintf("%d of %d (share %d/%d)", len(src.Taken()), len(src.Manifest.Files), k, n),
-		"items", src.Manifest.Items, "snapshots", src.Manifest.Snapshots)
-	return src, nil
+	return engine.OpenExport(ctx, engine.OpenExportConfig{From: o.fromExport, S3: o.s3.config(region), Share: k, Shares: n, Logger: g.logger})
 }

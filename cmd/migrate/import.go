@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/render"
 )
 
@@ -75,7 +74,7 @@ number of items than the export holds, or the table exists; 2 usage;
 	o.targetFlags.register(f, "the table to create (default: the mapping's table)")
 	o.s3.register(f)
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the ImportTable request; call nothing")
-	f.DurationVar(&o.poll, "poll", export.DefaultPollEvery, "how often to ask DynamoDB how the import goes")
+	f.DurationVar(&o.poll, "poll", engine.DefaultImportPollEvery, "how often to ask DynamoDB how the import goes")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the result as JSON to this file")
 	o.calls.register(f, true)
 	return cmd
@@ -86,25 +85,23 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 	if err != nil {
 		return err
 	}
-	st, err := o.s3.store(ctx, g, o.from, o.region, export.UploadOptions{})
-	if err != nil {
-		return err
-	}
-	src, err := export.Open(ctx, st)
-	if err != nil {
-		return err
-	}
-	cfg := export.ImportConfig{Source: src, Mapping: m, Table: o.table, DryRun: o.dryRun, PollEvery: o.poll, Logger: g.logger,
-		Progress: func(r export.ImportResult) {
+	cfg := engine.ImportConfig{From: o.from, S3: o.s3.config(o.region),
+		Mapping: m, Table: o.table, DryRun: o.dryRun, PollEvery: o.poll, Logger: g.logger,
+		Progress: func(r engine.ImportResult) {
 			g.logger.Info("import", "status", r.Status, "processed", r.Processed, "imported", r.Imported, "errors", r.Errors,
 				"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
 		}}
 	if !o.dryRun {
 		if cfg.DynamoDB, err = o.client(ctx, o.calls, 0, g.logger); err != nil {
+			// Import reads the export before it calls DynamoDB: its
+			// problems (S3's missing region among them) come first.
+			if _, oerr := engine.OpenExport(ctx, engine.OpenExportConfig{From: o.from, S3: cfg.S3}); oerr != nil {
+				return oerr
+			}
 			return err
 		}
 	}
-	res, err := export.Import(ctx, cfg)
+	res, err := engine.Import(ctx, cfg)
 	if o.dryRun && res != nil {
 		return render.RequestJSON(g.stdout, res.Request)
 	}

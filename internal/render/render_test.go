@@ -15,7 +15,6 @@ import (
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/affect"
 	"github.com/pgdynamo/migrate/internal/draft"
-	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/internal/seed"
@@ -232,7 +231,7 @@ func TestSourceChangesGolden(t *testing.T) {
 }
 
 func TestImportGolden(t *testing.T) {
-	res := &export.ImportResult{ARN: "arn:aws:dynamodb:eu-west-1:123456789012:table/Bookstore/import/01", Status: "COMPLETED",
+	res := &engine.ImportResult{ARN: "arn:aws:dynamodb:eu-west-1:123456789012:table/Bookstore/import/01", Status: "COMPLETED",
 		Table: "Bookstore", Processed: 1000, Imported: 998, Errors: 2, Expected: 1000, Seconds: 93.4}
 	golden(t, "import", render(t, func(b *bytes.Buffer) error { return Import(b, res) }))
 }

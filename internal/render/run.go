@@ -10,7 +10,6 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/report"
 	"github.com/pgdynamo/migrate/internal/seed"
 )
@@ -120,7 +119,7 @@ func SourceChanges(w io.Writer, changes []engine.SourceChange, verify string) er
 }
 
 // Import says how an import from S3 ended.
-func Import(w io.Writer, res *export.ImportResult) error {
+func Import(w io.Writer, res *engine.ImportResult) error {
 	_, err := fmt.Fprintf(w, "import %s: %s, %d items imported of %d in the export (%d processed, %d errors) into table %s in %.0f s\n",
 		res.ARN, res.Status, res.Imported, res.Expected, res.Processed, res.Errors, res.Table, res.Seconds)
 	return err
