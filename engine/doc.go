@@ -35,8 +35,9 @@
 //	replicate          PostgreSQL logical replication (pgx, pglogrepl)
 //	affect             extract, transform, replicate: reads, never writes
 //	engine             all of the above, tableread, diff, capacity, report
-//	export             engine, load, diff: files for Import from S3, a Target and an contract.Source
-//	cmd/migrate        engine and the packages it renders; nothing imports it
+//	export             contract, load, diff, never engine: files for Import from S3, a Target and a contract.Source
+//	render             prints engine results; the engine never imports it
+//	cmd/migrate        engine and render: flags and wiring; nothing imports it
 //
 // Progress leaves the engine through an Observer, never through a terminal;
 // log lines through the slog.Logger of the Config. The engine writes nothing
