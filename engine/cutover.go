@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgdynamo/migrate/internal/replicate"
-	"github.com/pgdynamo/migrate/internal/report"
 )
 
 // CutoverConfig is the sync a cutover finishes, and how it checks.
@@ -38,19 +37,19 @@ type CutoverResult struct {
 	NoGo []string
 	// CaughtUp is the source position the sync first caught up with, and
 	// Applied the changes it applied to get there.
-	CaughtUp replicate.LSN
+	CaughtUp LSN
 	Applied  int64
 	// QuietChanges are the writes to mapped tables the source took during
 	// the quiet period, by table (they are applied too).
 	Quiet        time.Duration
 	QuietChanges map[string]int64
 	// Final is the position every change before which is in the table.
-	Final replicate.LSN
+	Final LSN
 	// Writers are sessions holding a write lock on a mapped table: a
 	// transaction that wrote and has not ended.
 	Writers []TableWriter
 	// Verify is verify's report.
-	Verify  *report.Verify
+	Verify  *VerifyResult
 	Elapsed time.Duration
 }
 

@@ -99,7 +99,7 @@ func (c PlanConfig) Validate() error {
 //
 // Problems that would make Run fail (row errors, duplicate keys, items over
 // 400 KB) are listed in the plan, not returned as an error.
-func Plan(ctx context.Context, cfg PlanConfig) (*report.Plan, error) {
+func Plan(ctx context.Context, cfg PlanConfig) (*PlanResult, error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
 	src, tgt, err := openBoth(ctx, cfg.Validate(), &cfg.CompareConfig)
@@ -177,7 +177,7 @@ func keyUniqueness(p mapping.KeyProof) *report.KeyUniqueness {
 
 // planBuilder accumulates the plan while the comparison runs.
 type planBuilder struct {
-	p        *report.Plan
+	p        *PlanResult
 	est      *capacity.Estimator
 	indexes  []load.Index
 	entities map[string]*report.EntityPlan

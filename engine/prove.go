@@ -9,8 +9,8 @@ import (
 	"github.com/pgdynamo/migrate/mapping"
 )
 
-// ProveConfig configures Prove: the prove.Config of the patterns to ask
-// (its Catalog and AutoShards are filled in here), the source and the
+// ProveConfig configures Prove: its Config (ProveOptions: the patterns to ask
+// and how; its Catalog and AutoShards are filled in here), the source and the
 // table's client.
 type ProveConfig struct {
 	prove.Config
@@ -29,7 +29,7 @@ type ProveConfig struct {
 // read-only snapshot that has passed the catalog check. "count: auto"
 // shard counts neither given nor in the state file are computed from the
 // source as Run computes them.
-func Prove(ctx context.Context, cfg ProveConfig) (*prove.Result, error) {
+func Prove(ctx context.Context, cfg ProveConfig) (*ProveResult, error) {
 	if cfg.Mapping == nil || cfg.DynamoDB == nil || cfg.Postgres == "" {
 		return nil, configErrorf("prove: a mapping, a source database URL and a DynamoDB client are required")
 	}

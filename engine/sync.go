@@ -132,11 +132,11 @@ type SlotInfo struct {
 	Slot, Publication   string
 	SlotCreated         bool // created by this Sync, not reused
 	PublicationCreated  bool
-	ConfirmedFlush      replicate.LSN // where the stream resumes
-	RetainedBytes       int64         // WAL the slot holds back on the server
-	Tables              []string      // the published tables
-	ConsistentPoint     replicate.LSN // of a slot created now
-	InitialLoadSnapshot bool          // the initial load reads the slot's exported snapshot
+	ConfirmedFlush      LSN      // where the stream resumes
+	RetainedBytes       int64    // WAL the slot holds back on the server
+	Tables              []string // the published tables
+	ConsistentPoint     LSN      // of a slot created now
+	InitialLoadSnapshot bool     // the initial load reads the slot's exported snapshot
 }
 
 // SyncStatus is a sync's state at one moment.
@@ -145,7 +145,7 @@ type SyncStatus struct {
 	// ServerLSN is the source's current WAL position; Confirmed the
 	// position up to which every change is applied and acknowledged by
 	// DynamoDB (the slot's confirmed position).
-	ServerLSN, Confirmed replicate.LSN
+	ServerLSN, Confirmed LSN
 	// LagBytes is ServerLSN - Confirmed; LagSeconds how long the oldest
 	// received, not yet applied transaction has been committed (0 when
 	// none waits). LastLatency is the commit-to-acknowledged time of the
@@ -159,13 +159,13 @@ type SyncStatus struct {
 	ChangesPerSecond, ItemsPerSecond float64
 	// Fanout counts the items the changes affected: Max is the largest
 	// number one change affected, MaxChange names it.
-	Fanout affect.Fanout
+	Fanout Fanout
 	// CaughtUp: every change up to ServerLSN is applied.
 	CaughtUp bool
 	Done     bool // the final call
 
 	// Received is the position of the last message the stream delivered.
-	Received replicate.LSN
+	Received LSN
 	// LagSince is the oldest moment at which this sync saw WAL on the
 	// source that it has not applied yet; zero when caught up. It comes
 	// from samples of the source's WAL position (every second) and from
@@ -213,7 +213,7 @@ type SyncResult struct {
 	// WAL position (UntilCaughtUp): every transaction committed before
 	// CaughtUpAt is in the table.
 	CaughtUp   bool
-	CaughtUpAt replicate.LSN
+	CaughtUpAt LSN
 }
 
 // WithDefaults returns c with every unset field set to its default.
@@ -565,7 +565,7 @@ func checkDDLSinceLastSync(ctx context.Context, conn *pgx.Conn, cfg SyncConfig, 
 
 // dropForLimit drops the slot once the guard stopped the sync, and says
 // how to start again.
-func dropForLimit(ctx context.Context, cfg SyncConfig, repl *pgconn.PgConn, confirmed replicate.LSN) error {
+func dropForLimit(ctx context.Context, cfg SyncConfig, repl *pgconn.PgConn, confirmed LSN) error {
 	cause := context.Cause(ctx)
 	_ = repl.Close(context.WithoutCancel(ctx))
 	if err := dropAfterLimit(ctx, cfg.Postgres, cfg.Slot); err != nil {
@@ -582,7 +582,7 @@ const slotReleaseWait = 15 * time.Second
 
 // readIdleSlot reads the slot, waiting up to slotReleaseWait while it is
 // in use; nil when there is none.
-func readIdleSlot(ctx context.Context, conn *pgx.Conn, name string, log *slog.Logger) (*replicate.Slot, error) {
+func readIdleSlot(ctx context.Context, conn *pgx.Conn, name string, log *slog.Logger) (*Slot, error) {
 	deadline := time.Now().Add(slotReleaseWait)
 	for waited := false; ; waited = true {
 		slot, err := replicate.ReadSlot(ctx, conn, name)

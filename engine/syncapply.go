@@ -52,13 +52,13 @@ type applier struct {
 	// of the last transaction whose changes are all in it or applied.
 	// started is the position of the last round begun (being written, or
 	// confirmed).
-	pending, confirmed, started replicate.LSN
+	pending, confirmed, started LSN
 	// writing delivers the round being written once DynamoDB acknowledged
 	// it (or failed); nil when no round is being written.
 	writing  chan written
 	caughtUp bool
 	// catchUpTo is the position UntilCaughtUp waits for.
-	catchUpTo replicate.LSN
+	catchUpTo LSN
 	// schema is the definition of the tables as the items were rendered
 	// with (the state file's record); following is set while a schema
 	// change is being followed.
@@ -70,10 +70,10 @@ type applier struct {
 
 	// counts
 	txns, changes, puts, deletes, rounds atomic.Int64
-	fanout                               affect.Fanout
+	fanout                               Fanout
 	lastLatency                          time.Duration
-	server                               replicate.LSN
-	received                             replicate.LSN
+	server                               LSN
+	received                             LSN
 	lastMessage                          time.Time
 	tableChanges                         map[string]int64
 	entities                             map[string]SyncEntity
@@ -266,8 +266,8 @@ type written struct {
 	res   *affect.Result
 	st    contract.Stats
 	err   error
-	pos   replicate.LSN // to confirm once written
-	first time.Time     // commit time of the round's oldest transaction
+	pos   LSN       // to confirm once written
+	first time.Time // commit time of the round's oldest transaction
 }
 
 // begin resolves the batch, waits until the round before it is written,
@@ -785,7 +785,7 @@ func scanOne(ctx context.Context, snap *extract.Snapshot, sql string, dst any) e
 // walSample is the source's WAL position at one moment.
 type walSample struct {
 	at  time.Time
-	lsn replicate.LSN
+	lsn LSN
 }
 
 // sampleWAL records the source's WAL position now. The samples let the lag

@@ -144,7 +144,7 @@ func relationDiffers(rel *replicate.Relation, rec extract.TableSchema) bool {
 }
 
 // ddlError is the error that stops a sync on changes it cannot follow.
-func ddlError(changes []ddlChange, confirmed replicate.LSN, during string) error {
+func ddlError(changes []ddlChange, confirmed LSN, during string) error {
 	var stop, follow []string
 	for _, c := range changes {
 		if c.follow {
@@ -164,7 +164,7 @@ func ddlError(changes []ddlChange, confirmed replicate.LSN, during string) error
 }
 
 // stopOn returns the error for the changes sync cannot follow, or nil.
-func stopOn(changes []ddlChange, confirmed replicate.LSN, during string) error {
+func stopOn(changes []ddlChange, confirmed LSN, during string) error {
 	if slices.ContainsFunc(changes, func(c ddlChange) bool { return !c.follow }) {
 		return ddlError(changes, confirmed, during)
 	}
@@ -235,7 +235,7 @@ func readSchemas(ctx context.Context, q *pgx.Conn, rec []extract.TableSchema) ([
 // column the mapping names may be gone, and the mapping would be blamed.
 // It returns the error for changes sync cannot follow; the others are
 // followed once streaming starts.
-func checkRecordedSchema(ctx context.Context, q *pgx.Conn, st *checkpoint.State, g *affect.Graph, confirmed replicate.LSN) error {
+func checkRecordedSchema(ctx context.Context, q *pgx.Conn, st *checkpoint.State, g *affect.Graph, confirmed LSN) error {
 	cur, err := readSchemas(ctx, q, st.Schema)
 	if err != nil {
 		return fmt.Errorf("sync: %w", err)

@@ -26,10 +26,10 @@ type SyncStateConfig struct {
 // from outside it: whether or not a sync runs.
 type SyncState struct {
 	// Slot is nil when there is none.
-	Slot *replicate.Slot
+	Slot *Slot
 	// ServerLSN is the source's WAL position; LagBytes how far the slot's
 	// confirmed position is behind it.
-	ServerLSN replicate.LSN
+	ServerLSN LSN
 	LagBytes  int64
 	// Stream is the server's view of the sync streaming from the slot;
 	// nil when none streams.

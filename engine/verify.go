@@ -51,7 +51,7 @@ func (c VerifyConfig) Validate() error {
 // compares them with the table by primary key, with per-entity counts and
 // content hashes. The table differs when the result's Identical is false;
 // that is not an error.
-func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
+func Verify(ctx context.Context, cfg VerifyConfig) (*VerifyResult, error) {
 	start := time.Now()
 	cfg = cfg.WithDefaults()
 	err := cfg.Validate()
@@ -103,7 +103,7 @@ func Verify(ctx context.Context, cfg VerifyConfig) (*report.Verify, error) {
 
 // verifyBuilder accumulates the verification.
 type verifyBuilder struct {
-	v        *report.Verify
+	v        *VerifyResult
 	owns     func(r diff.Record, key []byte) bool
 	max      int
 	entities map[string]*entityHashes
