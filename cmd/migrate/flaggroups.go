@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -145,16 +144,4 @@ func (o *outputFlags) register(f *pflag.FlagSet, quietHelp, summaryHelp string) 
 func (p *profiles) register(f *pflag.FlagSet, what string) {
 	f.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the "+what+" to this file (go tool pprof)")
 	f.StringVar(&p.mem, "memprofile", "", "write a memory profile to this file at the end of the "+what+" (go tool pprof)")
-}
-
-// profiled runs fn between the start and the stop of the profiles.
-func (p *profiles) profiled(fn func() error) error {
-	if err := p.start(); err != nil {
-		return err
-	}
-	err := fn()
-	if perr := p.stop(); perr != nil {
-		err = errors.Join(err, perr)
-	}
-	return err
 }
