@@ -119,6 +119,9 @@ func (c CompareConfig) validate(verb string) error {
 	if c.Postgres == "" {
 		bad("a source database URL is required")
 	}
+	if err := CheckPostgres(verb, c.Postgres); err != nil {
+		errs = append(errs, err)
+	}
 	if c.DynamoDB == nil {
 		bad("a DynamoDB client is required")
 	}

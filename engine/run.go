@@ -158,6 +158,9 @@ func (c RunConfig) Validate() error {
 	if c.Postgres == "" && c.Export == nil {
 		bad("run: a source database URL is required")
 	}
+	if err := CheckPostgres("run", c.Postgres); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Target == nil && c.DynamoDB == nil {
 		bad("run: a DynamoDB client (or another Target) is required")
 	}

@@ -248,6 +248,9 @@ func (c SyncConfig) Validate() error {
 	if c.Postgres == "" {
 		bad("sync: a source database URL is required")
 	}
+	if err := CheckPostgres("sync", c.Postgres); err != nil {
+		errs = append(errs, err)
+	}
 	if c.DynamoDB == nil {
 		bad("sync: a DynamoDB client is required")
 	}

@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/mapping"
 )
@@ -124,31 +123,10 @@ func checkRegion(cmd, region string) error {
 	return nil
 }
 
-// checkPostgres parses the source URL as the connection will, without
-// connecting; from is where it came from (see pgURLFrom), "" if unknown. The message shows neither the
-// URL nor pgx's quote of it: a malformed URL cannot be redacted reliably.
+// checkPostgres checks a source URL for a command without an engine
+// Config that would; from is where it came from (see pgNames).
 func checkPostgres(cmd, pg, from string) error {
-	if pg == "" {
-		return nil
-	}
-	if _, err := pgx.ParseConfig(pg); err != nil {
-		where := "--pg"
-		switch from {
-		case "flag":
-		case "":
-			where = "the source URL (--pg, $MIGRATE_PG_URL or $DATABASE_URL)"
-		default:
-			where = "$" + from
-		}
-		// pgx's message is "cannot parse `<redacted value>`: why".
-		why := "cannot be parsed"
-		msg := err.Error()
-		if i := strings.LastIndex(msg, "`: "); i >= 0 && !strings.Contains(msg[i:], pg) {
-			why = msg[i+3:]
-		}
-		return usagef("%s: %s is not a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE) or key=value string: %s (the value is not shown: it may hold a password)", cmd, where, why)
-	}
-	return nil
+	return flagProblemIn(cmd, pgNames(from), engine.CheckPostgres(cmd, pg))
 }
 
 // checkWhere checks an export's place: a directory or s3://bucket/prefix

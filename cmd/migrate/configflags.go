@@ -20,13 +20,36 @@ var configFlags = map[string]string{
 	"Mode": "--compare", "Segments": "--segments", "Concurrency": "--concurrency", "SortMemoryMB": "--sort-memory",
 	"Sample": "--sample", "PricePerMillionWCU": "--price-per-million-wcu", "WriteRate": "--write-rate",
 	"PricePerGBImport": "--price-per-gb-import", "ImportGBPerHour": "--import-rate", "ImportOverhead": "--import-overhead",
+	"Postgres": "--pg",
+}
+
+// flagNames overrides configFlags for one command's fields whose values
+// came from elsewhere than the flag, such as the environment.
+type flagNames map[string]string
+
+// flagName is the name of field's flag (or variable) for a message.
+func (n flagNames) flagName(field string) string { return cmp.Or(n[field], configFlags[field]) }
+
+// pgNames says where the source URL came from (see pgURLFrom): --pg,
+// an environment variable, or "" when the command does not know.
+func pgNames(from string) flagNames {
+	switch from {
+	case "flag":
+		return nil
+	case "":
+		return flagNames{"Postgres": "the source URL (--pg, $MIGRATE_PG_URL or $DATABASE_URL)"}
+	}
+	return flagNames{"Postgres": "$" + from}
 }
 
 // flagProblem returns the first problem err (a Config's Validate) has
 // with a field a flag sets, as cmd's usage error in the flags' names; nil
 // if none. Its other problems (no mapping or client yet) are not the
 // flags'.
-func flagProblem(cmd string, err error) error {
+func flagProblem(cmd string, err error) error { return flagProblemIn(cmd, nil, err) }
+
+// flagProblemIn is flagProblem with the fields names overrides named so.
+func flagProblemIn(cmd string, names flagNames, err error) error {
 	var walk func(error) *engine.FieldError
 	walk = func(e error) *engine.FieldError {
 		if fe, ok := e.(*engine.FieldError); ok && configFlags[fe.Field] != "" {
@@ -42,7 +65,7 @@ func flagProblem(cmd string, err error) error {
 		return nil
 	}
 	if fe := walk(err); fe != nil {
-		return usagef("%s: %s %s", cmd, configFlags[fe.Field], inFlagNames(fe.Problem))
+		return usagef("%s: %s %s", cmd, names.flagName(fe.Field), inFlagNames(fe.Problem))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -58,5 +59,25 @@ func TestFlagProblem(t *testing.T) {
 				t.Errorf("flagProblem = %v, want the usage error %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// The source URL's problem names where the URL came from, as the user
+// gave it: the flag, an environment variable, or all of them.
+func TestFlagProblemPostgresFrom(t *testing.T) {
+	t.Parallel()
+	const secret = "hunter2secret"
+	problem := engine.CheckPostgres("run", "postgres://u:"+secret+"@h:x/db")
+	for from, want := range map[string]string{
+		"flag":           "run: --pg is not a PostgreSQL URL",
+		"MIGRATE_PG_URL": "run: $MIGRATE_PG_URL is not a PostgreSQL URL",
+		"DATABASE_URL":   "run: $DATABASE_URL is not a PostgreSQL URL",
+		"":               "run: the source URL (--pg, $MIGRATE_PG_URL or $DATABASE_URL) is not a PostgreSQL URL",
+	} {
+		err := flagProblemIn("run", pgNames(from), problem)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("from %q: %v, want a usage error beginning %q without the password", from, err, want)
+		}
 	}
 }

@@ -98,9 +98,8 @@ func (o *exportOpts) validate() error {
 		return err
 	}
 	return checks(
-		flagProblem("export", o.runConfig().Validate()),
+		flagProblemIn("export", pgNames(o.pgFrom), o.runConfig().Validate()),
 		checkTable("export", "--table", o.table),
-		checkPostgres("export", o.pg, o.pgFrom),
 		checkWhere("export", "--to", o.to, false),
 		checkS3Endpoint("export", o.s3.endpoint, o.to),
 		checkRegion("export", o.region),

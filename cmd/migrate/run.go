@@ -60,9 +60,8 @@ func (o *runOpts) validate() error {
 		return err
 	}
 	return checks(
-		flagProblem("run", o.config().Validate()),
+		flagProblemIn("run", pgNames(o.pgFrom), o.config().Validate()),
 		o.targetFlags.validate("run"),
-		checkPostgres("run", o.pg, o.pgFrom),
 		checkWhere("run", "--from-export", o.fromExport, false),
 		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
 		checkDir("run", "--temp-dir", o.tempDir),

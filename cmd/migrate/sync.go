@@ -74,9 +74,8 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 		}
 	}
 	return checks(
-		flagProblem("sync", o.config().Validate()),
+		flagProblemIn("sync", pgNames(o.pgFrom), o.config().Validate()),
 		o.targetFlags.validate("sync"),
-		checkPostgres("sync", o.pg, o.pgFrom),
 		checkOutput("sync", "--summary-json", o.summaryJSON),
 	)
 }
