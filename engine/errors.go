@@ -91,13 +91,22 @@ func plural(n int64, word string) string {
 // the field from its own input, such as a command-line flag, can say the
 // same in that input's name. Every FieldError is an ErrConfig.
 type FieldError struct {
-	Verb    string // "run", "sync", "plan", ...
-	Field   string
+	Verb  string // "run", "sync", "plan", ...
+	Field string
+	// Env, when set, is the environment variable the value came from in
+	// the field's place (the AWS SDK reads some, such as
+	// AWS_ENDPOINT_URL_S3, when the field is empty).
+	Env     string
 	Problem string
 }
 
 // Error says the problem in the Config's terms: "run: OnError must be ...".
-func (e *FieldError) Error() string { return e.Verb + ": " + e.Field + " " + e.Problem }
+func (e *FieldError) Error() string {
+	if e.Env != "" {
+		return e.Verb + ": $" + e.Env + " " + e.Problem
+	}
+	return e.Verb + ": " + e.Field + " " + e.Problem
+}
 
 // Is reports whether target is ErrConfig.
 func (e *FieldError) Is(target error) bool { return target == ErrConfig }

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/export"
+	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -46,79 +44,31 @@ func checkTable(cmd, flag, name string) error {
 	return nil
 }
 
-// checkEndpoint checks an endpoint flag: an absolute http or https URL
-// with a host; "" (the AWS configuration's) passes.
-func checkEndpoint(cmd, flag, v string) error {
-	if v == "" {
-		return nil
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" {
-		return usagef("%s: %s must be an absolute http:// or https:// URL, such as http://localhost:8000, not %s", cmd, flag, shownURL(v))
-	}
-	return nil
-}
-
-// checkDynamoDBEndpoint checks --endpoint or, without it, the endpoint
-// the SDK would take from the environment: a value the user typed too.
-func checkDynamoDBEndpoint(cmd, flag string) error {
-	if flag != "" {
-		return checkEndpoint(cmd, "--endpoint", flag)
-	}
-	return checkEndpointEnv(cmd, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
-}
-
-// checkS3Endpoint is checkDynamoDBEndpoint for --s3-endpoint, when where
-// (an export's place) is in S3.
+// checkS3Endpoint checks --s3-endpoint or, without it, the endpoint the
+// SDK would take from the environment, when where (an export's place) is
+// in S3.
 func checkS3Endpoint(cmd, flag, where string) error {
 	if flag != "" {
-		return checkEndpoint(cmd, "--s3-endpoint", flag)
+		if p := load.EndpointProblem(flag); p != "" {
+			return usagef("%s: --s3-endpoint %s", cmd, p)
+		}
+		return nil
 	}
 	if !strings.HasPrefix(where, "s3://") {
 		return nil
 	}
-	return checkEndpointEnv(cmd, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
-}
-
-// checkEndpointEnv checks the first of vars that is set, as the SDK would
-// use it (unless told to ignore configured endpoints).
-func checkEndpointEnv(cmd string, vars ...string) error {
-	if ignore, _ := strconv.ParseBool(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")); ignore {
-		return nil
-	}
-	for _, v := range vars {
-		if val := os.Getenv(v); val != "" {
-			return checkEndpoint(cmd, "$"+v, val)
+	if env, v := load.EnvEndpoint("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"); v != "" {
+		if p := load.EndpointProblem(v); p != "" {
+			return usagef("%s: $%s %s", cmd, env, p)
 		}
 	}
 	return nil
 }
 
-// shownURL is v for a message: without the password of its user info, and
-// not at all when it cannot be parsed and has user info.
-func shownURL(v string) string {
-	if u, err := url.Parse(v); err == nil {
-		return fmt.Sprintf("%q", u.Redacted())
-	}
-	if strings.Contains(v, "@") {
-		return "the value given (not shown: it may hold a password)"
-	}
-	return fmt.Sprintf("%q", v)
-}
-
-// checkRegion checks --region: a DNS label as the SDK requires of a region
-// (letters, digits and '-', 1 to 63), not a list of known regions (new
-// regions and local engines' names must pass); "" passes.
+// checkRegion checks the region of an export's S3 client.
 func checkRegion(cmd, region string) error {
-	if region == "" {
-		return nil
-	}
-	ok := len(region) <= 63 && region[0] != '-' && region[len(region)-1] != '-'
-	for _, r := range region {
-		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-')
-	}
-	if !ok {
-		return usagef("%s: --region must be a region name such as eu-west-1, not %q", cmd, region)
+	if p := load.RegionProblem(region); p != "" {
+		return usagef("%s: --region %s", cmd, p)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/load"
 )
 
 // configFlags names the flag that sets each engine Config field the
@@ -20,7 +21,8 @@ var configFlags = map[string]string{
 	"Mode": "--compare", "Segments": "--segments", "Concurrency": "--concurrency", "SortMemoryMB": "--sort-memory",
 	"Sample": "--sample", "PricePerMillionWCU": "--price-per-million-wcu", "WriteRate": "--write-rate",
 	"PricePerGBImport": "--price-per-gb-import", "ImportGBPerHour": "--import-rate", "ImportOverhead": "--import-overhead",
-	"Postgres": "--pg",
+	"Postgres": "--pg", "Endpoint": "--endpoint", "Region": "--region", "S3.Endpoint": "--s3-endpoint",
+	"CallTimeout": "--call-timeout", "MaxCallElapsed": "--max-batch-elapsed",
 }
 
 // flagNames overrides configFlags for one command's fields whose values
@@ -52,7 +54,11 @@ func flagProblem(cmd string, err error) error { return flagProblemIn(cmd, nil, e
 func flagProblemIn(cmd string, names flagNames, err error) error {
 	var walk func(error) *engine.FieldError
 	walk = func(e error) *engine.FieldError {
-		if fe, ok := e.(*engine.FieldError); ok && configFlags[fe.Field] != "" {
+		fe, ok := e.(*engine.FieldError)
+		if le, isLoad := e.(*load.FieldError); isLoad {
+			fe, ok = &engine.FieldError{Field: le.Field, Env: le.Env, Problem: le.Problem}, true
+		}
+		if ok && configFlags[fe.Field] != "" {
 			return fe
 		}
 		if j, ok := e.(interface{ Unwrap() []error }); ok {
@@ -64,10 +70,15 @@ func flagProblemIn(cmd string, names flagNames, err error) error {
 		}
 		return nil
 	}
-	if fe := walk(err); fe != nil {
-		return usagef("%s: %s %s", cmd, names.flagName(fe.Field), inFlagNames(fe.Problem))
+	fe := walk(err)
+	switch {
+	case fe == nil:
+		return nil
+	case fe.Env != "":
+		// The value is the environment's: the flag was not given.
+		return usagef("%s: $%s %s", cmd, fe.Env, inFlagNames(fe.Problem))
 	}
-	return nil
+	return usagef("%s: %s %s", cmd, names.flagName(fe.Field), inFlagNames(fe.Problem))
 }
 
 // fieldName matches a Config field name: Mode, Writer.MaxWCU.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/load"
 )
 
 // Every flag the table names is a flag of a command: a renamed flag would
@@ -78,6 +79,25 @@ func TestFlagProblemPostgresFrom(t *testing.T) {
 		var ue usageError
 		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("from %q: %v, want a usage error beginning %q without the password", from, err, want)
+		}
+	}
+}
+
+// The client's problems are said in the flags' names, or in the
+// environment variable's that the value came from.
+func TestFlagProblemClient(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&load.FieldError{Field: "Region", Problem: `must be a region name such as eu-west-1, not "a b"`}, `query: --region must be a region name such as eu-west-1, not "a b"`},
+		{&load.FieldError{Field: "Endpoint", Env: "AWS_ENDPOINT_URL", Problem: "must be x"}, "query: $AWS_ENDPOINT_URL must be x"},
+		{errors.Join(errors.New("load: other"), &load.FieldError{Field: "CallTimeout", Problem: "must be positive (default 10s)"}), "query: --call-timeout must be positive (default 10s)"},
+		{&engine.FieldError{Verb: "export", Field: "S3.Endpoint", Env: "AWS_ENDPOINT_URL_S3", Problem: "must be x"}, "query: $AWS_ENDPOINT_URL_S3 must be x"},
+	} {
+		if err := flagProblem("query", tc.err); err == nil || err.Error() != tc.want {
+			t.Errorf("flagProblem(%v) = %v, want %q", tc.err, err, tc.want)
 		}
 	}
 }

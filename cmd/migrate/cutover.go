@@ -64,7 +64,7 @@ running), 3 no-go, 130 interrupted.`,
 			case o.wait <= 0:
 				return usagef("cutover: --wait-for-sync must be positive")
 			}
-			if err := o.calls.validate("cutover"); err != nil {
+			if err := flagProblem("cutover", o.calls.problems(o.endpoint, o.region)); err != nil {
 				return err
 			}
 			return runCutover(cmd.Context(), g, o)

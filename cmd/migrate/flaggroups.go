@@ -67,11 +67,13 @@ func (o *targetFlags) register(f *pflag.FlagSet, tableHelp string) {
 	f.StringVar(&o.region, "region", "", regionUsage)
 }
 
-func (o targetFlags) validate(cmd string) error {
+// validate checks --table and the DynamoDB client's flags, calls among
+// them, and without --endpoint the endpoint the SDK would take from the
+// environment.
+func (o targetFlags) validate(cmd string, calls callFlags) error {
 	return checks(
 		checkTable(cmd, "--table", o.table),
-		checkDynamoDBEndpoint(cmd, o.endpoint),
-		checkRegion(cmd, o.region),
+		flagProblem(cmd, calls.problems(o.endpoint, o.region)),
 	)
 }
 

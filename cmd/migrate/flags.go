@@ -101,10 +101,9 @@ func (o *compareFlags) validate(cmd string, problems error) error {
 	}
 	return checks(
 		flagProblemIn(cmd, pgNames(o.pgFrom), problems),
-		o.targetFlags.validate(cmd),
+		o.targetFlags.validate(cmd, o.calls),
 		checkDir(cmd, "--temp-dir", o.tempDir),
 		checkOutput(cmd, "--html", o.html),
-		o.calls.validate(cmd),
 	)
 }
 

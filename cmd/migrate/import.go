@@ -59,10 +59,9 @@ number of items than the export holds, or the table exists; 2 usage;
 			}
 			if err := checks(
 				checkWhere("import", "--from", o.from, true),
-				o.targetFlags.validate("import"),
+				o.targetFlags.validate("import", o.calls),
 				checkS3Endpoint("import", o.s3.endpoint, o.from),
 				checkOutput("import", "--summary-json", o.summaryJSON),
-				o.calls.validate("import"),
 			); err != nil {
 				return err
 			}

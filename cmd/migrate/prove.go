@@ -71,9 +71,8 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 				return usagef("prove: --max-details must not be negative")
 			}
 			if err := checks(
-				o.targetFlags.validate("prove"),
+				o.targetFlags.validate("prove", o.calls),
 				checkPostgres("prove", o.pg, o.pgFrom),
-				o.calls.validate("prove"),
 			); err != nil {
 				return err
 			}

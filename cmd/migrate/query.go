@@ -64,7 +64,7 @@ prove asks it.
 				return usagef("query: --attributes has an empty name: %q", strings.Join(o.attributes, ","))
 			}
 			if err := checks(
-				o.targetFlags.validate("query"),
+				o.targetFlags.validate("query", o.calls),
 				checkTable("query", "--index", o.index),
 			); err != nil {
 				return err
@@ -132,9 +132,6 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 	case o.output != "json" && o.output != "dynamodb-json":
 		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
 	}
-	if err := o.calls.validate("query"); err != nil {
-		return err
-	}
 	q := engine.QueryInput{
 		Table: o.table, Index: o.index, PK: o.pk,
 		SKPrefix: o.skPrefix, SKFrom: o.skFrom, SKTo: o.skTo,
@@ -177,9 +174,6 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 		return usagef("query: --pattern takes its key condition, index, direction and limit from the mapping: leave out --pk, --index, --sk-*, --desc and --limit")
 	case o.output != "json" && o.output != "dynamodb-json":
 		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
-	}
-	if err := o.calls.validate("query"); err != nil {
-		return err
 	}
 	in := engine.PatternQueryInput{Table: o.table, Mapping: m, Pattern: o.pattern, Params: map[string]string{},
 		Attributes: o.attributes, Consistent: o.consistent}

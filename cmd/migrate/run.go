@@ -53,15 +53,12 @@ func (o *runOpts) validate() error {
 	if err := o.validateConcurrency("run"); err != nil {
 		return err
 	}
-	if err := o.calls.validate("run"); err != nil {
-		return err
-	}
 	if err := o.readFlags.validate("run"); err != nil {
 		return err
 	}
 	return checks(
 		flagProblemIn("run", pgNames(o.pgFrom), o.config().Validate()),
-		o.targetFlags.validate("run"),
+		o.targetFlags.validate("run", o.calls),
 		checkWhere("run", "--from-export", o.fromExport, false),
 		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
 		checkDir("run", "--temp-dir", o.tempDir),

@@ -57,9 +57,6 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.statusEvery <= 0 {
 		return usagef("sync: --status-every must be positive")
 	}
-	if err := o.calls.validate("sync"); err != nil {
-		return err
-	}
 	if err := o.metrics.validate("sync"); err != nil {
 		return err
 	}
@@ -75,7 +72,7 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	}
 	return checks(
 		flagProblemIn("sync", pgNames(o.pgFrom), o.config().Validate()),
-		o.targetFlags.validate("sync"),
+		o.targetFlags.validate("sync", o.calls),
 		checkOutput("sync", "--summary-json", o.summaryJSON),
 	)
 }
