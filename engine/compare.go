@@ -122,6 +122,9 @@ func (c CompareConfig) validate(verb string) error {
 	if err := CheckPostgres(verb, c.Postgres); err != nil {
 		errs = append(errs, err)
 	}
+	if err := checkName(verb, "Table", "table", c.Table); err != nil {
+		errs = append(errs, err)
+	}
 	if c.DynamoDB == nil {
 		bad("a DynamoDB client is required")
 	}

@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pgdynamo/migrate/contract"
+	"github.com/pgdynamo/migrate/mapping"
 )
 
 // Errors callers branch on. A verb's error wraps at most one of them;
@@ -100,12 +102,18 @@ type FieldError struct {
 	Problem string
 }
 
-// Error says the problem in the Config's terms: "run: OnError must be ...".
+// Error says the problem in the Config's terms: "run: OnError must be
+// ...", or "run: Table: table name ..." for a Problem that begins with
+// ": " (a description of the value rather than the rest of a sentence).
 func (e *FieldError) Error() string {
+	name := e.Field
 	if e.Env != "" {
-		return e.Verb + ": $" + e.Env + " " + e.Problem
+		name = "$" + e.Env
 	}
-	return e.Verb + ": " + e.Field + " " + e.Problem
+	if strings.HasPrefix(e.Problem, ":") {
+		return e.Verb + ": " + name + e.Problem
+	}
+	return e.Verb + ": " + name + " " + e.Problem
 }
 
 // Is reports whether target is ErrConfig.
@@ -113,4 +121,16 @@ func (e *FieldError) Is(target error) bool { return target == ErrConfig }
 
 func fieldf(verb, field, format string, args ...any) error {
 	return &FieldError{Verb: verb, Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// checkName checks a table or index name (what) that a caller gives, as a
+// FieldError of verb's field; "" (the mapping's, or none) passes.
+func checkName(verb, field, what, name string) error {
+	if name == "" {
+		return nil
+	}
+	if msg := mapping.TableNameProblem(what, name); msg != "" {
+		return fieldf(verb, field, ": %s", msg)
+	}
+	return nil
 }

@@ -167,6 +167,9 @@ func (c RunConfig) Validate() error {
 	if c.Table == "" {
 		bad("run: a target table name is required")
 	}
+	if err := checkName("run", "Table", "table", c.Table); err != nil {
+		errs = append(errs, err)
+	}
 	switch c.OnError {
 	case OnErrorFail, OnErrorReject:
 	default:

@@ -257,6 +257,9 @@ func (c SyncConfig) Validate() error {
 	if c.Table == "" {
 		bad("sync: a target table name is required")
 	}
+	if err := checkName("sync", "Table", "table", c.Table); err != nil {
+		errs = append(errs, err)
+	}
 	for _, n := range []struct{ what, name string }{{"slot", c.Slot}, {"publication", c.Publication}} {
 		if err := replicate.CheckName(n.what, n.name); err != nil {
 			errs = append(errs, kinded(ErrConfig, err))

@@ -23,6 +23,8 @@ var configFlags = map[string]string{
 	"PricePerGBImport": "--price-per-gb-import", "ImportGBPerHour": "--import-rate", "ImportOverhead": "--import-overhead",
 	"Postgres": "--pg", "Endpoint": "--endpoint", "Region": "--region", "S3.Endpoint": "--s3-endpoint",
 	"CallTimeout": "--call-timeout", "MaxCallElapsed": "--max-batch-elapsed",
+	"Table": "--table", "Index": "--index", "Limit": "--limit", "Attributes": "--attributes",
+	"SKPrefix": "--sk-prefix", "SKFrom": "--sk-from", "SKTo": "--sk-to",
 }
 
 // flagNames overrides configFlags for one command's fields whose values
@@ -74,11 +76,17 @@ func flagProblemIn(cmd string, names flagNames, err error) error {
 	switch {
 	case fe == nil:
 		return nil
-	case fe.Env != "":
-		// The value is the environment's: the flag was not given.
-		return usagef("%s: $%s %s", cmd, fe.Env, inFlagNames(fe.Problem))
 	}
-	return usagef("%s: %s %s", cmd, names.flagName(fe.Field), inFlagNames(fe.Problem))
+	name := names.flagName(fe.Field)
+	if fe.Env != "" {
+		// The value is the environment's: the flag was not given.
+		name = "$" + fe.Env
+	}
+	if strings.HasPrefix(fe.Problem, ":") {
+		// A description of the value: "--table: table name ...".
+		return usagef("%s: %s%s", cmd, name, inFlagNames(fe.Problem))
+	}
+	return usagef("%s: %s %s", cmd, name, inFlagNames(fe.Problem))
 }
 
 // fieldName matches a Config field name: Mode, Writer.MaxWCU.

@@ -99,7 +99,6 @@ func (o *exportOpts) validate() error {
 	}
 	return checks(
 		flagProblemIn("export", pgNames(o.pgFrom), o.runConfig().Validate()),
-		checkTable("export", "--table", o.table),
 		checkWhere("export", "--to", o.to, false),
 		checkS3Endpoint("export", o.s3.endpoint, o.to),
 		checkRegion("export", o.region),

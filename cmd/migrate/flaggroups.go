@@ -67,14 +67,11 @@ func (o *targetFlags) register(f *pflag.FlagSet, tableHelp string) {
 	f.StringVar(&o.region, "region", "", regionUsage)
 }
 
-// validate checks --table and the DynamoDB client's flags, calls among
-// them, and without --endpoint the endpoint the SDK would take from the
-// environment.
+// validate checks the DynamoDB client's flags, calls among them, and
+// without --endpoint the endpoint the SDK would take from the
+// environment. (--table is the verb's Config's.)
 func (o targetFlags) validate(cmd string, calls callFlags) error {
-	return checks(
-		checkTable(cmd, "--table", o.table),
-		flagProblem(cmd, calls.problems(o.endpoint, o.region)),
-	)
+	return flagProblem(cmd, calls.problems(o.endpoint, o.region))
 }
 
 // client opens the DynamoDB client of a command making up to concurrency

@@ -59,6 +59,7 @@ number of items than the export holds, or the table exists; 2 usage;
 			}
 			if err := checks(
 				checkWhere("import", "--from", o.from, true),
+				checkTable("import", "--table", o.table),
 				o.targetFlags.validate("import", o.calls),
 				checkS3Endpoint("import", o.s3.endpoint, o.from),
 				checkOutput("import", "--summary-json", o.summaryJSON),

@@ -71,6 +71,7 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 				return usagef("prove: --max-details must not be negative")
 			}
 			if err := checks(
+				checkTable("prove", "--table", o.table),
 				o.targetFlags.validate("prove", o.calls),
 				checkPostgres("prove", o.pg, o.pgFrom),
 			); err != nil {
