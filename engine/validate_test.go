@@ -84,3 +84,61 @@ func TestQueryInputValidate(t *testing.T) {
 		t.Errorf("an empty query = %v, want missing table and key as ErrConfig, no FieldError", err)
 	}
 }
+
+// Not parallel: it sets the SDK's S3 endpoint variables.
+func TestExportConfigValidate(t *testing.T) {
+	t.Setenv("AWS_ENDPOINT_URL_S3", "")
+	t.Setenv("AWS_ENDPOINT_URL", "")
+	t.Setenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "")
+	x := func(f func(*engine.ExportConfig)) error {
+		c := engine.ExportConfig{To: "s3://my-bucket/exports"}
+		f(&c)
+		return c.Validate()
+	}
+	checkFieldCases(t, []fieldValidateCase{
+		{"compression", x(func(c *engine.ExportConfig) { c.Compression = "lz4" }), "Compression", `export: Compression must be gzip, zstd or none, not "lz4"`},
+		{"file size", x(func(c *engine.ExportConfig) { c.FileSize = 1 << 10 }), "FileSize", `export: FileSize must be a size of at least 16KiB (smaller files hold a few items each and only bring the export nearer Import from S3's limit of 50000 files), such as 64MiB, not "1KiB"`},
+		{"file size bytes", x(func(c *engine.ExportConfig) { c.FileSize = 1000 }), "FileSize", `not "1000 bytes"`},
+		{"part size", x(func(c *engine.ExportConfig) { c.S3.PartSize = 4 << 20 }), "S3.PartSize", "export: S3.PartSize must be from 5 to 5120 (MiB, S3's limits of a part)"},
+		{"part size big", x(func(c *engine.ExportConfig) { c.S3.PartSize = 6 << 30 }), "S3.PartSize", "must be from 5 to 5120"},
+		{"upload concurrency", x(func(c *engine.ExportConfig) { c.S3.Concurrency = -1 }), "S3.Concurrency", "export: S3.Concurrency must be at least 1"},
+		{"on duplicate", x(func(c *engine.ExportConfig) { c.OnDuplicate = "merge" }), "OnDuplicate", `export: OnDuplicate must be "fail" or "skip", not "merge"`},
+		{"bucket", x(func(c *engine.ExportConfig) { c.To = "s3://Bad_Bucket/p" }), "To", `export: To: bucket name "Bad_Bucket" is not one S3 allows`},
+		{"no bucket", x(func(c *engine.ExportConfig) { c.To = "s3://" }), "To", `export: To: export: "s3://" has no bucket`},
+		{"scheme", x(func(c *engine.ExportConfig) { c.To = "ftp://x/y" }), "To", "only local directories and s3://bucket/prefix are supported"},
+		{"endpoint", x(func(c *engine.ExportConfig) { c.S3.Endpoint = "ftp://x" }), "S3.Endpoint", `export: S3.Endpoint must be an absolute http:// or https:// URL, such as http://localhost:8000, not "ftp://x"`},
+		{"region", x(func(c *engine.ExportConfig) { c.S3.Region = "a b" }), "S3.Region", `export: S3.Region must be a region name such as eu-west-1, not "a b"`},
+		{"s3 only", engine.CheckExportPlace("import", "/tmp/dir", engine.ExportS3{}, true), "To", `import: To must be s3://bucket/prefix, not "/tmp/dir"`},
+	})
+	// Every problem at once.
+	if fe := fieldErrors(x(func(c *engine.ExportConfig) { c.Compression, c.FileSize, c.OnDuplicate, c.To = "x", 1, "x", "s3://AB" })); len(fe) != 4 {
+		t.Errorf("want 4 problems at once, got %v", fe)
+	}
+	if err := (engine.ExportConfig{}).Validate(); !errors.Is(err, engine.ErrConfig) || len(fieldErrors(err)) != 0 {
+		t.Errorf("an export without To = %v, want ErrConfig and no FieldError", err)
+	}
+	for _, f := range []func(*engine.ExportConfig){
+		func(*engine.ExportConfig) {},
+		func(c *engine.ExportConfig) {
+			c.To, c.Compression, c.FileSize, c.OnDuplicate = "/tmp/out", "zstd", 16<<10, "skip"
+			c.S3 = engine.ExportS3{Endpoint: "http://localhost:9000", Region: "eu-west-1", PartSize: 5 << 20, Concurrency: 1}
+		},
+	} {
+		if err := x(f); err != nil {
+			t.Errorf("Validate of a good export = %v", err)
+		}
+	}
+	t.Run("environment endpoint", func(t *testing.T) {
+		const secret = "hunter2secret"
+		t.Setenv("AWS_ENDPOINT_URL_S3", "http://u:"+secret+"@%zz")
+		err := x(func(*engine.ExportConfig) {})
+		var fe *engine.FieldError
+		if !errors.As(err, &fe) || fe.Field != "S3.Endpoint" || fe.Env != "AWS_ENDPOINT_URL_S3" || strings.Contains(err.Error(), secret) {
+			t.Errorf("a bad $AWS_ENDPOINT_URL_S3 = %v, want a FieldError of S3.Endpoint from it, without the password", err)
+		}
+		// A directory does not use S3: the environment is not checked.
+		if err := x(func(c *engine.ExportConfig) { c.To = "/tmp/out" }); err != nil {
+			t.Errorf("an export to a directory checks the S3 endpoint variable: %v", err)
+		}
+	})
+}

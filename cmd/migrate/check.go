@@ -3,11 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/export"
-	"github.com/pgdynamo/migrate/load"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -44,68 +41,10 @@ func checkTable(cmd, flag, name string) error {
 	return nil
 }
 
-// checkS3Endpoint checks --s3-endpoint or, without it, the endpoint the
-// SDK would take from the environment, when where (an export's place) is
-// in S3.
-func checkS3Endpoint(cmd, flag, where string) error {
-	if flag != "" {
-		if p := load.EndpointProblem(flag); p != "" {
-			return usagef("%s: --s3-endpoint %s", cmd, p)
-		}
-		return nil
-	}
-	if !strings.HasPrefix(where, "s3://") {
-		return nil
-	}
-	if env, v := load.EnvEndpoint("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"); v != "" {
-		if p := load.EndpointProblem(v); p != "" {
-			return usagef("%s: $%s %s", cmd, env, p)
-		}
-	}
-	return nil
-}
-
-// checkRegion checks the region of an export's S3 client.
-func checkRegion(cmd, region string) error {
-	if p := load.RegionProblem(region); p != "" {
-		return usagef("%s: --region %s", cmd, p)
-	}
-	return nil
-}
-
 // checkPostgres checks a source URL for a command without an engine
 // Config that would; from is where it came from (see pgNames).
 func checkPostgres(cmd, pg, from string) error {
 	return flagProblemIn(cmd, pgNames(from), engine.CheckPostgres(cmd, pg))
-}
-
-// checkWhere checks an export's place: a directory or s3://bucket/prefix
-// (s3Only: only the latter), with a bucket name S3 accepts.
-func checkWhere(cmd, flag, v string, s3Only bool) error {
-	if v == "" {
-		return nil
-	}
-	w, err := export.ParseWhere(v)
-	if err != nil {
-		return usagef("%s: %s: %v", cmd, flag, err)
-	}
-	if !w.IsS3() {
-		if s3Only {
-			return usagef("%s: %s must be s3://bucket/prefix, not %q", cmd, flag, v)
-		}
-		return nil
-	}
-	// S3's rule for new buckets: 3 to 63 lower-case letters, digits, '.'
-	// and '-', beginning and ending with a letter or digit.
-	b := w.Bucket
-	ok := len(b) >= 3 && len(b) <= 63 && b[0] != '.' && b[0] != '-' && b[len(b)-1] != '.' && b[len(b)-1] != '-'
-	for _, r := range b {
-		ok = ok && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-')
-	}
-	if !ok {
-		return usagef("%s: %s: bucket name %q is not one S3 allows (3 to 63 lower-case letters, digits, '.' and '-')", cmd, flag, b)
-	}
-	return nil
 }
 
 // checkDir checks that a directory flag (--temp-dir) names an existing

@@ -25,6 +25,8 @@ var configFlags = map[string]string{
 	"CallTimeout": "--call-timeout", "MaxCallElapsed": "--max-batch-elapsed",
 	"Table": "--table", "Index": "--index", "Limit": "--limit", "Attributes": "--attributes",
 	"SKPrefix": "--sk-prefix", "SKFrom": "--sk-from", "SKTo": "--sk-to",
+	"To": "--to", "S3.Region": "--region", "Compression": "--compression", "FileSize": "--file-size",
+	"S3.PartSize": "--part-size", "S3.Concurrency": "--upload-concurrency", "OnDuplicate": "--on-duplicate",
 }
 
 // flagNames overrides configFlags for one command's fields whose values

@@ -59,8 +59,7 @@ func (o *runOpts) validate() error {
 	return checks(
 		flagProblemIn("run", pgNames(o.pgFrom), o.config().Validate()),
 		o.targetFlags.validate("run", o.calls),
-		checkWhere("run", "--from-export", o.fromExport, false),
-		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
+		flagProblemIn("run", flagNames{"To": "--from-export"}, engine.CheckExportPlace("run", o.fromExport, engine.ExportS3{Endpoint: o.s3.endpoint}, false)),
 		checkDir("run", "--temp-dir", o.tempDir),
 		checkOutput("run", "--reject-file", o.rejectFile),
 		checkOutput("run", "--summary-json", o.summaryJSON),
