@@ -142,3 +142,43 @@ func TestExportConfigValidate(t *testing.T) {
 		}
 	})
 }
+
+func TestProveAndCutoverConfigValidate(t *testing.T) {
+	t.Parallel()
+	pc := func(f func(*engine.ProveConfig)) error {
+		var c engine.ProveConfig
+		f(&c)
+		return c.Validate()
+	}
+	cc := func(f func(*engine.CutoverConfig)) error {
+		var c engine.CutoverConfig
+		f(&c)
+		return c.Validate()
+	}
+	checkFieldCases(t, []fieldValidateCase{
+		{"samples", pc(func(c *engine.ProveConfig) { c.Samples = -1 }), "Samples", "prove: Samples must be at least 1"},
+		{"missing", pc(func(c *engine.ProveConfig) { c.Missing = -2 }), "Missing", "prove: Missing must be -1 (none), 0 (the default, 3) or more"},
+		{"max details", pc(func(c *engine.ProveConfig) { c.MaxDetails = -1 }), "MaxDetails", "prove: MaxDetails must not be negative"},
+		{"shards", pc(func(c *engine.ProveConfig) { c.Shards = map[string]int{"GSI1": 0} }), "Shards", "prove: Shards of GSI1 must be at least 1, not 0"},
+		{"prove table", pc(func(c *engine.ProveConfig) { c.Table = "a b" }), "Table", "prove: Table: table name"},
+		{"prove source", pc(func(c *engine.ProveConfig) { c.Postgres = "postgres://u:p@h:x/db" }), "Postgres", "prove: Postgres is not a PostgreSQL URL"},
+		{"quiet", cc(func(c *engine.CutoverConfig) { c.Quiet = -1 }), "Quiet", "cutover: Quiet must be positive"},
+		{"sample", cc(func(c *engine.CutoverConfig) { c.Sample = 1.5 }), "Sample", "cutover: Sample must be in (0, 1], e.g. 0.01 for 1%"},
+		{"sample negative", cc(func(c *engine.CutoverConfig) { c.Sample = -1 }), "Sample", "must be in (0, 1]"},
+		{"wait", cc(func(c *engine.CutoverConfig) { c.WaitInactive = -1 }), "WaitInactive", "cutover: WaitInactive must be positive"},
+		{"cutover table", cc(func(c *engine.CutoverConfig) { c.Sync.Table = "x" }), "Table", "cutover: Table: table name"},
+		{"cutover source", cc(func(c *engine.CutoverConfig) { c.Sync.Postgres = "postgres://u:p@h:x/db" }), "Postgres", "cutover: Postgres"},
+	})
+	if fe := fieldErrors(pc(func(c *engine.ProveConfig) { c.Samples, c.Missing, c.MaxDetails = -1, -2, -1 })); len(fe) != 3 {
+		t.Errorf("want 3 problems at once, got %v", fe)
+	}
+	if fe := fieldErrors(pc(func(c *engine.ProveConfig) { c.Samples, c.Missing, c.MaxDetails, c.Table = 10, -1, 5, "orders" })); len(fe) != 0 {
+		t.Errorf("good prove values have problems: %v", fe)
+	}
+	if err := cc(func(*engine.CutoverConfig) {}); err != nil {
+		t.Errorf("a default cutover = %v", err)
+	}
+	if err := cc(func(c *engine.CutoverConfig) { c.Quiet, c.Sample, c.WaitInactive = 1, 0.01, 1 }); err != nil {
+		t.Errorf("a good cutover = %v", err)
+	}
+}

@@ -27,6 +27,7 @@ var configFlags = map[string]string{
 	"SKPrefix": "--sk-prefix", "SKFrom": "--sk-from", "SKTo": "--sk-to",
 	"To": "--to", "S3.Region": "--region", "Compression": "--compression", "FileSize": "--file-size",
 	"S3.PartSize": "--part-size", "S3.Concurrency": "--upload-concurrency", "OnDuplicate": "--on-duplicate",
+	"Samples": "--samples", "MaxDetails": "--max-details", "Quiet": "--quiet-period", "WaitInactive": "--wait-for-sync",
 }
 
 // flagNames overrides configFlags for one command's fields whose values
