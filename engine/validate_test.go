@@ -182,3 +182,22 @@ func TestProveAndCutoverConfigValidate(t *testing.T) {
 		t.Errorf("a good cutover = %v", err)
 	}
 }
+
+func TestSyncConfigValidateNames(t *testing.T) {
+	t.Parallel()
+	checkFieldCases(t, []fieldValidateCase{
+		{"slot", engine.SyncConfig{Slot: "Bad-Slot", Publication: "p"}.Validate(), "Slot", `sync: Slot name "Bad-Slot": use 1 to 63 lower-case letters, digits and underscores`},
+		{"publication", engine.SyncConfig{Slot: "s", Publication: "bad pub"}.Validate(), "Publication", `sync: Publication name "bad pub"`},
+		{"status every", engine.SyncConfig{StatusEvery: -1}.Validate(), "StatusEvery", "sync: StatusEvery must be positive"},
+	})
+	// Unset names are defaulted from the table: not a value's problem.
+	fe := fieldErrors(engine.SyncConfig{}.Validate())
+	for _, f := range []string{"Slot", "Publication", "StatusEvery"} {
+		if _, ok := fe[f]; ok {
+			t.Errorf("an unset %s is a FieldError: %v", f, fe[f])
+		}
+	}
+	if fe := fieldErrors(engine.SyncConfig{Slot: "migrate_orders", Publication: "pub_1", StatusEvery: 1}.Validate()); fe["Slot"] != "" || fe["Publication"] != "" || fe["StatusEvery"] != "" {
+		t.Errorf("good names have problems: %v", fe)
+	}
+}

@@ -28,6 +28,7 @@ var configFlags = map[string]string{
 	"To": "--to", "S3.Region": "--region", "Compression": "--compression", "FileSize": "--file-size",
 	"S3.PartSize": "--part-size", "S3.Concurrency": "--upload-concurrency", "OnDuplicate": "--on-duplicate",
 	"Samples": "--samples", "MaxDetails": "--max-details", "Quiet": "--quiet-period", "WaitInactive": "--wait-for-sync",
+	"Slot": "--slot", "Publication": "--publication", "StatusEvery": "--status-every",
 }
 
 // flagNames overrides configFlags for one command's fields whose values
