@@ -201,3 +201,31 @@ func TestSyncConfigValidateNames(t *testing.T) {
 		t.Errorf("good names have problems: %v", fe)
 	}
 }
+
+func TestDraftConfigValidate(t *testing.T) {
+	t.Parallel()
+	d := func(f func(*engine.DraftConfig)) error {
+		var c engine.DraftConfig
+		f(&c)
+		return c.Validate()
+	}
+	checkFieldCases(t, []fieldValidateCase{
+		{"embed max", d(func(c *engine.DraftConfig) { c.EmbedMax = -1 }), "EmbedMax", "init: EmbedMax must be at least 1"},
+		{"tables", d(func(c *engine.DraftConfig) { c.Tables = []string{"a", ""} }), "Tables", `init: Tables has an empty name: "a,"`},
+		{"table", d(func(c *engine.DraftConfig) { c.Table = "ab" }), "Table", `init: Table: table name "ab" has 2 characters`},
+		{"source", d(func(c *engine.DraftConfig) { c.Postgres = "postgres://u:p@h:x/db" }), "Postgres", "init: Postgres is not a PostgreSQL URL"},
+	})
+	if fe := fieldErrors(d(func(c *engine.DraftConfig) { c.EmbedMax, c.Tables, c.Table = -1, []string{""}, "x" })); len(fe) != 3 {
+		t.Errorf("want 3 problems at once, got %v", fe)
+	}
+	for _, f := range []func(*engine.DraftConfig){
+		func(*engine.DraftConfig) {},
+		func(c *engine.DraftConfig) {
+			c.Postgres, c.Table, c.EmbedMax, c.Tables = "postgres://u:p@localhost/db", "shop", 3, []string{"orders"}
+		},
+	} {
+		if err := d(f); err != nil {
+			t.Errorf("Validate of a good draft config = %v", err)
+		}
+	}
+}
