@@ -222,6 +222,9 @@ func validateWriter(verb string, w load.Config, createTable bool) []error {
 	if w.Window != 0 && w.Window < load.MaxBatchItems {
 		bad("Writer.Window", "must be at least %d (0 = the default, %d)", load.MaxBatchItems, load.DefaultWindow)
 	}
+	if w.Concurrency < 0 {
+		bad("Writer.Concurrency", "must be at least 1")
+	}
 	if w.MaxBatchElapsed < 0 {
 		bad("Writer.MaxBatchElapsed", "must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)
 	}

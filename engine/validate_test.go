@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/load"
 )
 
 // fieldValidateCase is one bad value: the Validate's error, the field it
@@ -226,6 +227,19 @@ func TestDraftConfigValidate(t *testing.T) {
 	} {
 		if err := d(f); err != nil {
 			t.Errorf("Validate of a good draft config = %v", err)
+		}
+	}
+}
+
+func TestWriterConcurrencyValidate(t *testing.T) {
+	t.Parallel()
+	checkFieldCases(t, []fieldValidateCase{
+		{"run", engine.RunConfig{Writer: load.Config{Concurrency: -1}}.Validate(), "Writer.Concurrency", "run: Writer.Concurrency must be at least 1"},
+		{"sync", engine.SyncConfig{Writer: load.Config{Concurrency: -1}}.Validate(), "Writer.Concurrency", "sync: Writer.Concurrency must be at least 1"},
+	})
+	for _, n := range []int{0, 1, 64} {
+		if _, ok := fieldErrors(engine.RunConfig{Writer: load.Config{Concurrency: n}}.Validate())["Writer.Concurrency"]; ok {
+			t.Errorf("concurrency %d is a problem", n)
 		}
 	}
 }

@@ -29,7 +29,7 @@ var configFlags = map[string]string{
 	"S3.PartSize": "--part-size", "S3.Concurrency": "--upload-concurrency", "OnDuplicate": "--on-duplicate",
 	"Samples": "--samples", "MaxDetails": "--max-details", "Quiet": "--quiet-period", "WaitInactive": "--wait-for-sync",
 	"Slot": "--slot", "Publication": "--publication", "StatusEvery": "--status-every",
-	"EmbedMax": "--embed-max", "Tables": "--tables",
+	"EmbedMax": "--embed-max", "Tables": "--tables", "Writer.Concurrency": "--concurrency",
 }
 
 // flagNames overrides configFlags for one command's fields whose values

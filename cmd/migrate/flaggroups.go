@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -100,13 +101,12 @@ func (o *writerFlags) register(f *pflag.FlagSet, concurrencyHelp, maxWCUHelp, mi
 	o.calls.register(f, false)
 }
 
-// validateConcurrency checks --concurrency, which the engine takes 0 of
-// as its default.
-func (o writerFlags) validateConcurrency(cmd string) error {
-	if o.concurrency < 1 {
-		return usagef("%s: --concurrency must be at least 1", cmd)
-	}
-	return nil
+// checked is w, the writer's configuration for these flags, as the
+// command checks it: the flag shows its default, so its 0 is a mistake,
+// not a request for the engine's default.
+func (o writerFlags) checked(w load.Config) load.Config {
+	w.Concurrency = cmp.Or(w.Concurrency, -1)
+	return w
 }
 
 // config is the writer's configuration for these flags.

@@ -50,14 +50,13 @@ func (o *runOpts) validate() error {
 	if err := o.fromExportOpts.validate(); err != nil {
 		return err
 	}
-	if err := o.validateConcurrency("run"); err != nil {
-		return err
-	}
 	if err := o.readFlags.validate("run"); err != nil {
 		return err
 	}
+	c := o.config()
+	c.Writer = o.checked(c.Writer)
 	return checks(
-		flagProblemIn("run", pgNames(o.pgFrom), o.config().Validate()),
+		flagProblemIn("run", pgNames(o.pgFrom), c.Validate()),
 		o.targetFlags.validate("run", o.calls),
 		flagProblemIn("run", flagNames{"To": "--from-export"}, engine.CheckExportPlace("run", o.fromExport, engine.ExportS3{Endpoint: o.s3.endpoint}, false)),
 		checkDir("run", "--temp-dir", o.tempDir),

@@ -44,9 +44,6 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.mapping == "" && !(onlyDrop && o.slot != "" && o.publication != "") {
 		return usagef("sync: --mapping is required (--drop alone needs it, or both --slot and --publication)")
 	}
-	if err := o.validateConcurrency("sync"); err != nil {
-		return err
-	}
 	if err := o.metrics.validate("sync"); err != nil {
 		return err
 	}
@@ -57,6 +54,7 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	// The flag shows its default: 0 there is a mistake, not a request
 	// for the default.
 	c.StatusEvery = cmp.Or(c.StatusEvery, -1)
+	c.Writer = o.checked(c.Writer)
 	return checks(
 		flagProblemIn("sync", pgNames(o.pgFrom), c.Validate()),
 		o.targetFlags.validate("sync", o.calls),
