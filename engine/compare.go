@@ -119,12 +119,6 @@ func (c CompareConfig) validate(verb string) error {
 	if c.Postgres == "" {
 		bad("a source database URL is required")
 	}
-	if err := CheckPostgres(verb, c.Postgres); err != nil {
-		errs = append(errs, err)
-	}
-	if err := checkName(verb, "Table", "table", c.Table); err != nil {
-		errs = append(errs, err)
-	}
 	if c.DynamoDB == nil {
 		bad("a DynamoDB client is required")
 	}
@@ -144,6 +138,8 @@ func (c CompareConfig) validate(verb string) error {
 	if c.SortMemoryMB < 1 {
 		field("SortMemoryMB", "must be at least 1 (MB)")
 	}
+	// Last, as a command checks them after its other flags.
+	errs = append(errs, checkName(verb, "Table", "table", c.Table), CheckPostgres(verb, c.Postgres))
 	return errors.Join(errs...)
 }
 

@@ -27,13 +27,14 @@ type DraftConfig struct {
 // Validate reports every problem with c's values at once, each a
 // FieldError. Zero values mean the defaults.
 func (c DraftConfig) Validate() error {
-	errs := []error{CheckPostgres("init", c.Postgres), checkName("init", "Table", "table", c.Table)}
+	errs := []error{checkName("init", "Table", "table", c.Table)}
 	if c.EmbedMax < 0 {
 		errs = append(errs, fieldf("init", "EmbedMax", "must be at least 1"))
 	}
 	if slices.Contains(c.Tables, "") {
 		errs = append(errs, fieldf("init", "Tables", "has an empty name: %q", strings.Join(c.Tables, ",")))
 	}
+	errs = append(errs, CheckPostgres("init", c.Postgres))
 	return errors.Join(errs...)
 }
 

@@ -33,7 +33,7 @@ type ExportConfig struct {
 	Compression string
 	// FileSize is the uncompressed size in bytes at which a data file is
 	// committed and the next begins (files end between source rows).
-	// Default 64 MiB, at least 1 MiB. Every item of a file waits for its
+	// Default 64 MiB, at least export.MinFileSize (16 KiB). Every item of a file waits for its
 	// commit, so the run's memory grows with it.
 	FileSize int64
 	// OnDuplicate is load.Config.OnDuplicate: "fail" (default) or "skip".

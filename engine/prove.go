@@ -34,7 +34,6 @@ func (c ProveConfig) Validate() error {
 	if c.Mapping == nil || c.DynamoDB == nil || c.Postgres == "" {
 		errs = append(errs, configErrorf("prove: a mapping, a source database URL and a DynamoDB client are required"))
 	}
-	errs = append(errs, CheckPostgres("prove", c.Postgres), checkName("prove", "Table", "table", c.Table))
 	field := func(name, format string, args ...any) { errs = append(errs, fieldf("prove", name, format, args...)) }
 	if c.Samples < 0 {
 		field("Samples", "must be at least 1")
@@ -50,6 +49,7 @@ func (c ProveConfig) Validate() error {
 			field("Shards", "of %s must be at least 1, not %d", ix, n)
 		}
 	}
+	errs = append(errs, checkName("prove", "Table", "table", c.Table), CheckPostgres("prove", c.Postgres))
 	return errors.Join(errs...)
 }
 

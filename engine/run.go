@@ -158,17 +158,11 @@ func (c RunConfig) Validate() error {
 	if c.Postgres == "" && c.Export == nil {
 		bad("run: a source database URL is required")
 	}
-	if err := CheckPostgres("run", c.Postgres); err != nil {
-		errs = append(errs, err)
-	}
 	if c.Target == nil && c.DynamoDB == nil {
 		bad("run: a DynamoDB client (or another Target) is required")
 	}
 	if c.Table == "" {
 		bad("run: a target table name is required")
-	}
-	if err := checkName("run", "Table", "table", c.Table); err != nil {
-		errs = append(errs, err)
 	}
 	switch c.OnError {
 	case OnErrorFail, OnErrorReject:
@@ -189,6 +183,8 @@ func (c RunConfig) Validate() error {
 	}
 	writer := validateWriter("run", c.Writer, c.CreateTable)
 	errs = append(errs, writer...)
+	// Last, as a command checks them after its other flags.
+	errs = append(errs, checkName("run", "Table", "table", c.Table), CheckPostgres("run", c.Postgres))
 	// The writer's own check would repeat what is wrong with the bounds.
 	if c.Target == nil && len(writer) == 0 {
 		if err := c.writerConfig().Validate(); err != nil {

@@ -248,17 +248,11 @@ func (c SyncConfig) Validate() error {
 	if c.Postgres == "" {
 		bad("sync: a source database URL is required")
 	}
-	if err := CheckPostgres("sync", c.Postgres); err != nil {
-		errs = append(errs, err)
-	}
 	if c.DynamoDB == nil {
 		bad("sync: a DynamoDB client is required")
 	}
 	if c.Table == "" {
 		bad("sync: a target table name is required")
-	}
-	if err := checkName("sync", "Table", "table", c.Table); err != nil {
-		errs = append(errs, err)
 	}
 	for _, n := range []struct{ field, what, name string }{{"Slot", "slot", c.Slot}, {"Publication", "publication", c.Publication}} {
 		switch {
@@ -282,6 +276,8 @@ func (c SyncConfig) Validate() error {
 	}
 	writer := validateWriter("sync", c.Writer, c.CreateTable)
 	errs = append(errs, writer...)
+	// Last, as a command checks them after its other flags.
+	errs = append(errs, checkName("sync", "Table", "table", c.Table), CheckPostgres("sync", c.Postgres))
 	if c.MaxBatch < 1 {
 		bad("sync: MaxBatch must be at least 1")
 	}
