@@ -9,9 +9,9 @@ import (
 	"github.com/pgdynamo/migrate/load"
 )
 
-// configFlags names the flag that sets each engine Config field the
-// engine checks: the engine's problems with those fields are the
-// command's usage errors, said in the flags' names.
+// configFlags names the flag that sets each engine Config (and
+// load.ClientConfig) field their Validate checks: their problems with
+// those fields are the command's usage errors, said in the flags' names.
 var configFlags = map[string]string{
 	"OnError": "--on-error", "MaxRejects": "--max-rejects", "Readers": "--readers", "RangeRows": "--range-rows",
 	"Resume": "--resume", "Fresh": "--fresh", "CreateTable": "--create-table",
@@ -57,7 +57,8 @@ func pgNames(from string) flagNames {
 // flags'.
 func flagProblem(cmd string, err error) error { return flagProblemIn(cmd, nil, err) }
 
-// flagProblemIn is flagProblem with the fields names overrides named so.
+// flagProblemIn is flagProblem with the fields that names lists said in
+// its names instead.
 func flagProblemIn(cmd string, names flagNames, err error) error {
 	var walk func(error) *engine.FieldError
 	walk = func(e error) *engine.FieldError {
@@ -78,8 +79,7 @@ func flagProblemIn(cmd string, names flagNames, err error) error {
 		return nil
 	}
 	fe := walk(err)
-	switch {
-	case fe == nil:
+	if fe == nil {
 		return nil
 	}
 	name := names.flagName(fe.Field)
