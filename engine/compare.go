@@ -138,6 +138,8 @@ func (c CompareConfig) validate(verb string) error {
 	if c.SortMemoryMB < 1 {
 		field("SortMemoryMB", "must be at least 1 (MB)")
 	}
+	// Last, as a command checks them after its other flags.
+	errs = append(errs, checkName(verb, "Table", "table", c.Table), CheckPostgres(verb, c.Postgres))
 	return errors.Join(errs...)
 }
 

@@ -29,6 +29,24 @@ type CutoverConfig struct {
 	WaitInactive time.Duration
 }
 
+// Validate reports every problem with c's own settings and the source
+// URL and table name of its Sync at once (the rest of Sync is checked by
+// Sync.Validate), each a FieldError. Zero values mean the defaults.
+func (c CutoverConfig) Validate() error {
+	errs := []error{CheckPostgres("cutover", c.Sync.Postgres), checkName("cutover", "Table", "table", c.Sync.Table)}
+	field := func(name, format string, args ...any) { errs = append(errs, fieldf("cutover", name, format, args...)) }
+	if c.Quiet < 0 {
+		field("Quiet", "must be positive")
+	}
+	if c.Sample != 0 && !(c.Sample > 0 && c.Sample <= 1) { // NaN too
+		field("Sample", "must be in (0, 1], e.g. 0.01 for 1%%")
+	}
+	if c.WaitInactive < 0 {
+		field("WaitInactive", "must be positive")
+	}
+	return errors.Join(errs...)
+}
+
 // CutoverResult is the evidence of a cutover, and its verdict.
 type CutoverResult struct {
 	// Go is true when every check passed: the table may serve.
@@ -73,6 +91,9 @@ func (w TableWriter) String() string {
 // The sync itself must be stopped: Cutover streams from its slot.
 func Cutover(ctx context.Context, cfg CutoverConfig) (*CutoverResult, error) {
 	start := time.Now()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	if cfg.Quiet <= 0 {
 		cfg.Quiet = 10 * time.Second
 	}

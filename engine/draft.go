@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/pgdynamo/migrate/extract"
 	"github.com/pgdynamo/migrate/internal/draft"
@@ -22,6 +24,20 @@ type DraftConfig struct {
 	Name string
 }
 
+// Validate reports every problem with c's values at once, each a
+// FieldError. Zero values mean the defaults.
+func (c DraftConfig) Validate() error {
+	errs := []error{checkName("init", "Table", "table", c.Table)}
+	if c.EmbedMax < 0 {
+		errs = append(errs, fieldf("init", "EmbedMax", "must be at least 1"))
+	}
+	if slices.Contains(c.Tables, "") {
+		errs = append(errs, fieldf("init", "Tables", "has an empty name: %q", strings.Join(c.Tables, ",")))
+	}
+	errs = append(errs, CheckPostgres("init", c.Postgres))
+	return errors.Join(errs...)
+}
+
 // DraftResult is a drafted mapping file and what it holds.
 type DraftResult = draft.Draft
 
@@ -31,6 +47,9 @@ type DraftResult = draft.Draft
 // never a result. It writes nothing. Tables that do not exist, or none to
 // draft, are ErrConfig errors.
 func Draft(ctx context.Context, cfg DraftConfig) (*DraftResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	conn, err := extract.Connect(ctx, cfg.Postgres)
 	if err != nil {
 		return nil, err

@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pgdynamo/migrate/contract"
+	"github.com/pgdynamo/migrate/mapping"
 )
 
 // Errors callers branch on. A verb's error wraps at most one of them;
@@ -91,17 +93,44 @@ func plural(n int64, word string) string {
 // the field from its own input, such as a command-line flag, can say the
 // same in that input's name. Every FieldError is an ErrConfig.
 type FieldError struct {
-	Verb    string // "run", "sync", "plan", ...
-	Field   string
+	Verb  string // "run", "sync", "plan", ...
+	Field string
+	// Env, when set, is the environment variable the value came from in
+	// the field's place (the AWS SDK reads some, such as
+	// AWS_ENDPOINT_URL_S3, when the field is empty).
+	Env     string
 	Problem string
 }
 
-// Error says the problem in the Config's terms: "run: OnError must be ...".
-func (e *FieldError) Error() string { return e.Verb + ": " + e.Field + " " + e.Problem }
+// Error says the problem in the Config's terms: "run: OnError must be
+// ...", or "run: Table: table name ..." for a Problem that begins with
+// ": " (a description of the value rather than the rest of a sentence).
+func (e *FieldError) Error() string {
+	name := e.Field
+	if e.Env != "" {
+		name = "$" + e.Env
+	}
+	if strings.HasPrefix(e.Problem, ":") {
+		return e.Verb + ": " + name + e.Problem
+	}
+	return e.Verb + ": " + name + " " + e.Problem
+}
 
 // Is reports whether target is ErrConfig.
 func (e *FieldError) Is(target error) bool { return target == ErrConfig }
 
 func fieldf(verb, field, format string, args ...any) error {
 	return &FieldError{Verb: verb, Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// checkName checks a table or index name (what) that a caller gives, as a
+// FieldError of verb's field; "" (the mapping's, or none) passes.
+func checkName(verb, field, what, name string) error {
+	if name == "" {
+		return nil
+	}
+	if msg := mapping.TableNameProblem(what, name); msg != "" {
+		return fieldf(verb, field, ": %s", msg)
+	}
+	return nil
 }

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/export"
+	"github.com/pgdynamo/migrate/load"
 )
 
 // ExportConfig configures Export.
@@ -30,7 +33,7 @@ type ExportConfig struct {
 	Compression string
 	// FileSize is the uncompressed size in bytes at which a data file is
 	// committed and the next begins (files end between source rows).
-	// Default 64 MiB, at least 1 MiB. Every item of a file waits for its
+	// Default 64 MiB, at least export.MinFileSize (16 KiB). Every item of a file waits for its
 	// commit, so the run's memory grows with it.
 	FileSize int64
 	// OnDuplicate is load.Config.OnDuplicate: "fail" (default) or "skip".
@@ -91,6 +94,9 @@ func Export(ctx context.Context, cfg ExportConfig) (*ExportResult, error) {
 	rc := cfg.Run
 	if rc.Mapping == nil {
 		return nil, configErrorf("export: a mapping is required")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	table := cmp.Or(rc.Table, rc.Mapping.Table)
 	rc.StateFile = cmp.Or(rc.StateFile, filepath.Join(DefaultStateDir, table+".export.state.json"))
@@ -207,6 +213,9 @@ func OpenExport(ctx context.Context, cfg OpenExportConfig) (contract.Source, err
 	if k == 0 && n == 0 {
 		k, n = 1, 1
 	}
+	if err := CheckExportPlace("run", cfg.From, cfg.S3, false); err != nil {
+		return nil, err
+	}
 	st, err := openExportStore(ctx, cfg.From, cfg.S3, logger, export.UploadOptions{})
 	if err != nil {
 		return nil, err
@@ -221,4 +230,80 @@ func OpenExport(ctx context.Context, cfg OpenExportConfig) (contract.Source, err
 	logger.Info("loading an export", "export", st.String(), "files", fmt.Sprintf("%d of %d (share %d/%d)", len(src.Taken()), len(src.Manifest.Files), k, n),
 		"items", src.Manifest.Items, "snapshots", src.Manifest.Snapshots)
 	return src, nil
+}
+
+// Validate reports every problem with the export's own settings at once
+// (Run is checked by Run), each wrapping ErrConfig; the problems with a
+// value are FieldErrors. Zero values mean the defaults. The S3 endpoint
+// checked is S3.Endpoint or, when To is in S3 and it is "", the one the
+// SDK would take from the environment.
+func (c ExportConfig) Validate() error {
+	var errs []error
+	field := func(name, problem string) {
+		if problem != "" {
+			errs = append(errs, &FieldError{Verb: "export", Field: name, Problem: problem})
+		}
+	}
+	if c.Compression != "" {
+		field("Compression", export.CompressionProblem(c.Compression))
+	}
+	if c.FileSize != 0 {
+		field("FileSize", export.FileSizeProblem(c.FileSize, strconv.Quote(sizeText(c.FileSize))))
+	}
+	if c.S3.PartSize != 0 {
+		field("S3.PartSize", export.PartSizeProblem(c.S3.PartSize))
+	}
+	if c.S3.Concurrency < 0 {
+		field("S3.Concurrency", "must be at least 1")
+	}
+	switch c.OnDuplicate {
+	case "", load.OnDuplicateFail, load.OnDuplicateSkip:
+	default:
+		field("OnDuplicate", fmt.Sprintf("must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, c.OnDuplicate))
+	}
+	if c.To == "" {
+		errs = append(errs, configErrorf("export: To is required: a directory or s3://bucket/prefix"))
+	}
+	errs = append(errs, CheckExportPlace("export", c.To, c.S3, false))
+	return errors.Join(errs...)
+}
+
+// CheckExportPlace checks an export's place as Export and OpenExport take
+// it: where, a directory or s3://bucket/prefix (s3Only: only the latter;
+// "" passes) with a bucket name S3 accepts, and how S3 is reached: the
+// endpoint (or, without one and for a place in S3, the one the SDK would
+// take from the environment) and the region. Its problems are FieldErrors
+// of verb's fields To, S3.Endpoint and S3.Region, all at once.
+func CheckExportPlace(verb, where string, s ExportS3, s3Only bool) error {
+	var errs []error
+	if where != "" {
+		if p := export.WhereProblem(where, s3Only); p != "" {
+			errs = append(errs, &FieldError{Verb: verb, Field: "To", Problem: p})
+		}
+	}
+	env, endpoint := "", s.Endpoint
+	if endpoint == "" && strings.HasPrefix(where, "s3://") {
+		env, endpoint = load.EnvEndpoint("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+	}
+	if p := load.EndpointProblem(endpoint); p != "" {
+		errs = append(errs, &FieldError{Verb: verb, Field: "S3.Endpoint", Env: env, Problem: p})
+	}
+	if p := load.RegionProblem(s.Region); p != "" {
+		errs = append(errs, &FieldError{Verb: verb, Field: "S3.Region", Problem: p})
+	}
+	return errors.Join(errs...)
+}
+
+// sizeText is n bytes as the largest unit of KiB, MiB or GiB that
+// divides it, as export's --file-size takes sizes.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
+		if n != 0 && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.suffix)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

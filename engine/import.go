@@ -80,7 +80,7 @@ func (c ImportConfig) Validate() error {
 	case c.PollEvery <= 0:
 		return fieldf("import", "PollEvery", "must be positive")
 	}
-	return nil
+	return checkName("import", "Table", "table", c.Table)
 }
 
 // ImportResult is what an import did, as DynamoDB reports it.

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/internal/prove"
@@ -24,14 +25,42 @@ type ProveConfig struct {
 	StateFile string
 }
 
+// Validate reports every problem with the values c's caller sets, each
+// wrapping ErrConfig; the problems with a value are FieldErrors. Zero
+// values mean the defaults. (It checks what prove.Config.Validate cannot
+// yet: Prove fills in the catalog and shard counts from the source.)
+func (c ProveConfig) Validate() error {
+	var errs []error
+	if c.Mapping == nil || c.DynamoDB == nil || c.Postgres == "" {
+		errs = append(errs, configErrorf("prove: a mapping, a source database URL and a DynamoDB client are required"))
+	}
+	field := func(name, format string, args ...any) { errs = append(errs, fieldf("prove", name, format, args...)) }
+	if c.Samples < 0 {
+		field("Samples", "must be at least 1")
+	}
+	if c.Missing < -1 {
+		field("Missing", "must be -1 (none), 0 (the default, %d) or more", prove.DefaultMissing)
+	}
+	if c.MaxDetails < 0 {
+		field("MaxDetails", "must not be negative")
+	}
+	for ix, n := range c.Shards {
+		if n < 1 {
+			field("Shards", "of %s must be at least 1, not %d", ix, n)
+		}
+	}
+	errs = append(errs, checkName("prove", "Table", "table", c.Table), CheckPostgres("prove", c.Postgres))
+	return errors.Join(errs...)
+}
+
 // Prove answers the mapping's access patterns on the migrated table and
 // compares each answer with the pattern's SQL on the source, in one
 // read-only snapshot that has passed the catalog check. "count: auto"
 // shard counts neither given nor in the state file are computed from the
 // source as Run computes them.
 func Prove(ctx context.Context, cfg ProveConfig) (*ProveResult, error) {
-	if cfg.Mapping == nil || cfg.DynamoDB == nil || cfg.Postgres == "" {
-		return nil, configErrorf("prove: a mapping, a source database URL and a DynamoDB client are required")
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.AutoShards == nil {
 		st, err := WrittenShards("prove", cfg.Mapping, cfg.StateFile, cmp.Or(cfg.Table, cfg.Mapping.Table))

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,9 +54,45 @@ type QueryInput struct {
 	Consistent                       bool
 }
 
+// Validate reports every problem with q at once, each wrapping ErrConfig;
+// the problems with a value (not a missing one) are FieldErrors.
+func (q QueryInput) Validate() error {
+	var errs []error
+	if q.Table == "" {
+		errs = append(errs, configErrorf("query: a table name is required"))
+	}
+	if q.PK == "" && len(q.PKs) == 0 {
+		errs = append(errs, configErrorf("query: a partition key value is required"))
+	}
+	for _, n := range []struct{ field, what, name string }{{"Table", "table", q.Table}, {"Index", "index", q.Index}} {
+		if err := checkName("query", n.field, n.what, n.name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	field := func(name, format string, args ...any) { errs = append(errs, fieldf("query", name, format, args...)) }
+	if q.Limit < 0 {
+		field("Limit", "must not be negative (0 = no limit)")
+	}
+	if slices.Contains(q.Attributes, "") {
+		field("Attributes", "has an empty name: %q", strings.Join(q.Attributes, ","))
+	}
+	switch {
+	case q.SKPrefix != "" && (q.SKFrom != "" || q.SKTo != ""):
+		field("SKPrefix", "and SKFrom/SKTo exclude each other")
+	case (q.SKFrom == "") != (q.SKTo == ""):
+		field("SKFrom", "and SKTo go together")
+	case q.SKEquals != "" && (q.SKPrefix != "" || q.SKFrom != ""):
+		field("SKEquals", "excludes SKPrefix and SKFrom/SKTo")
+	}
+	return errors.Join(errs...)
+}
+
 // Query reads the items of one partition, page after page, in sort-key
 // order. Decode them into your own types with UnmarshalItems.
 func Query(ctx context.Context, client Querier, q QueryInput) ([]map[string]types.AttributeValue, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
 	if len(q.PKs) > 0 {
 		return queryMerged(ctx, client, q)
 	}
@@ -112,17 +150,10 @@ func Query(ctx context.Context, client Querier, q QueryInput) ([]map[string]type
 
 // skCondition is q's sort-key condition, if it has one.
 func skCondition(q QueryInput, skName string) (expression.KeyConditionBuilder, bool, error) {
-	n := 0
-	for _, set := range []bool{q.SKPrefix != "", q.SKFrom != "" || q.SKTo != "", q.SKEquals != ""} {
-		if set {
-			n++
-		}
-	}
+	// Validate has made sure that at most one condition is set.
 	switch {
-	case n == 0:
+	case q.SKPrefix == "" && q.SKFrom == "" && q.SKEquals == "":
 		return expression.KeyConditionBuilder{}, false, nil
-	case n > 1:
-		return expression.KeyConditionBuilder{}, false, kinded(ErrConfig, fmt.Errorf("query: give one sort-key condition: a prefix, a range or a value"))
 	case skName == "":
 		return expression.KeyConditionBuilder{}, false, kinded(ErrConfig, fmt.Errorf("query: the key has no sort key to filter on"))
 	}
@@ -132,8 +163,6 @@ func skCondition(q QueryInput, skName string) (expression.KeyConditionBuilder, b
 		return sk.BeginsWith(q.SKPrefix), true, nil
 	case q.SKEquals != "":
 		return sk.Equal(expression.Value(q.SKEquals)), true, nil
-	case q.SKFrom == "" || q.SKTo == "":
-		return expression.KeyConditionBuilder{}, false, kinded(ErrConfig, fmt.Errorf("query: a sort-key range needs both ends"))
 	}
 	return sk.Between(expression.Value(q.SKFrom), expression.Value(q.SKTo)), true, nil
 }

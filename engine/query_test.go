@@ -87,7 +87,7 @@ func TestQueryMergesNumberSortKeysByValue(t *testing.T) {
 			slices.Reverse(p1)
 		}
 		items, err := Query(context.Background(), &fakeQuerier{partitions: map[string][]map[string]types.AttributeValue{"a": p0, "b": p1}},
-			QueryInput{Table: "t", PKs: []string{"a", "b"}, Desc: desc})
+			QueryInput{Table: "tbl", PKs: []string{"a", "b"}, Desc: desc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -183,6 +183,8 @@ func (c RunConfig) Validate() error {
 	}
 	writer := validateWriter("run", c.Writer, c.CreateTable)
 	errs = append(errs, writer...)
+	// Last, as a command checks them after its other flags.
+	errs = append(errs, checkName("run", "Table", "table", c.Table), CheckPostgres("run", c.Postgres))
 	// The writer's own check would repeat what is wrong with the bounds.
 	if c.Target == nil && len(writer) == 0 {
 		if err := c.writerConfig().Validate(); err != nil {
@@ -215,6 +217,9 @@ func validateWriter(verb string, w load.Config, createTable bool) []error {
 	}
 	if w.Window != 0 && w.Window < load.MaxBatchItems {
 		bad("Writer.Window", "must be at least %d (0 = the default, %d)", load.MaxBatchItems, load.DefaultWindow)
+	}
+	if w.Concurrency < 0 {
+		bad("Writer.Concurrency", "must be at least 1")
 	}
 	if w.MaxBatchElapsed < 0 {
 		bad("Writer.MaxBatchElapsed", "must not be negative (0 = the default, %v)", load.DefaultMaxBatchElapsed)

@@ -254,10 +254,17 @@ func (c SyncConfig) Validate() error {
 	if c.Table == "" {
 		bad("sync: a target table name is required")
 	}
-	for _, n := range []struct{ what, name string }{{"slot", c.Slot}, {"publication", c.Publication}} {
-		if err := replicate.CheckName(n.what, n.name); err != nil {
-			errs = append(errs, kinded(ErrConfig, err))
+	for _, n := range []struct{ field, what, name string }{{"Slot", "slot", c.Slot}, {"Publication", "publication", c.Publication}} {
+		switch {
+		case n.name == "":
+			// WithDefaults names them after the table.
+			errs = append(errs, kinded(ErrConfig, replicate.CheckName(n.what, n.name)))
+		case replicate.NameProblem(n.name) != "":
+			errs = append(errs, fieldf("sync", n.field, "%s", replicate.NameProblem(n.name)))
 		}
+	}
+	if c.StatusEvery < 0 {
+		errs = append(errs, fieldf("sync", "StatusEvery", "must be positive"))
 	}
 	if c.MaxFanout < -1 {
 		errs = append(errs, fieldf("sync", "MaxFanout", "must be -1 (no bound), 0 (the default, %d) or more", DefaultMaxFanout))
@@ -269,6 +276,8 @@ func (c SyncConfig) Validate() error {
 	}
 	writer := validateWriter("sync", c.Writer, c.CreateTable)
 	errs = append(errs, writer...)
+	// Last, as a command checks them after its other flags.
+	errs = append(errs, checkName("sync", "Table", "table", c.Table), CheckPostgres("sync", c.Postgres))
 	if c.MaxBatch < 1 {
 		bad("sync: MaxBatch must be at least 1")
 	}

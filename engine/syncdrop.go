@@ -28,7 +28,7 @@ type DropSyncResult struct {
 // slot still in use by a running sync is waited for a few seconds (a sync
 // that just stopped releases it), then refused.
 func DropSync(ctx context.Context, cfg DropSyncConfig) (*DropSyncResult, error) {
-	var errs []error
+	errs := []error{CheckPostgres("sync", cfg.Postgres)}
 	for _, n := range []struct{ what, name string }{{"slot", cfg.Slot}, {"publication", cfg.Publication}} {
 		if err := replicate.CheckName(n.what, n.name); err != nil {
 			errs = append(errs, kinded(ErrConfig, err))

@@ -80,17 +80,43 @@ func (cc ClientConfig) WithDefaults() ClientConfig {
 	return cc
 }
 
-// Validate reports a ClientConfig that cannot work.
+// Validate reports every problem with cc at once; before or after
+// WithDefaults, as 0 means the default. The endpoint checked is Endpoint
+// or, when it is "", the one the SDK would take from the environment
+// (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL): a value the user set too.
+// The problems with Endpoint, Region, CallTimeout and MaxCallElapsed are
+// FieldErrors.
 func (cc ClientConfig) Validate() error {
-	switch {
-	case cc.Concurrency < 1:
-		return fmt.Errorf("load: client concurrency must be at least 1, got %d", cc.Concurrency)
-	case cc.MaxAttempts < 1:
-		return fmt.Errorf("load: client max attempts must be at least 1, got %d", cc.MaxAttempts)
-	case cc.MaxBackoff <= 0 || cc.DialTimeout <= 0 || cc.CallTimeout <= 0 || cc.MaxCallElapsed <= 0:
-		return fmt.Errorf("load: client timeouts must be positive")
+	var errs []error
+	field := func(name, env, problem string) {
+		errs = append(errs, &FieldError{Field: name, Env: env, Problem: problem})
 	}
-	return nil
+	env, endpoint := "", cc.Endpoint
+	if endpoint == "" {
+		env, endpoint = EnvEndpoint("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
+	}
+	if p := EndpointProblem(endpoint); p != "" {
+		field("Endpoint", env, p)
+	}
+	if p := RegionProblem(cc.Region); p != "" {
+		field("Region", "", p)
+	}
+	if cc.CallTimeout < 0 {
+		field("CallTimeout", "", fmt.Sprintf("must be positive (default %v)", DefaultCallTimeout))
+	}
+	if cc.MaxCallElapsed < 0 {
+		field("MaxCallElapsed", "", fmt.Sprintf("must not be negative (0 = the default, %v)", DefaultMaxBatchElapsed))
+	}
+	if cc.Concurrency < 0 {
+		errs = append(errs, fmt.Errorf("load: client concurrency must be at least 1, got %d", cc.Concurrency))
+	}
+	if cc.MaxAttempts < 0 {
+		errs = append(errs, fmt.Errorf("load: client max attempts must be at least 1, got %d", cc.MaxAttempts))
+	}
+	if cc.MaxBackoff < 0 || cc.DialTimeout < 0 {
+		errs = append(errs, fmt.Errorf("load: client timeouts must be positive"))
+	}
+	return errors.Join(errs...)
 }
 
 // unlimitedAttempts stands for "no cap on attempts" in the SDK's retryer,

@@ -32,14 +32,16 @@ func (c *callFlags) register(f *pflag.FlagSet, withElapsed bool) {
 	}
 }
 
-func (c callFlags) validate(cmd string) error {
-	switch {
-	case c.callTimeout <= 0:
-		return usagef("%s: --call-timeout must be positive (default %v)", cmd, load.DefaultCallTimeout)
-	case c.maxElapsed < 0:
-		return usagef("%s: --max-batch-elapsed must not be negative (0 = the default, %v)", cmd, load.DefaultMaxBatchElapsed)
+// problems are the client configuration's problems with these flags and
+// endpoint and region.
+func (c callFlags) problems(endpoint, region string) error {
+	cc := c.client(endpoint, region, 0, nil)
+	if cc.CallTimeout == 0 {
+		// The flag shows its default: 0 there is a mistake, not a
+		// request for the default.
+		cc.CallTimeout = -1
 	}
-	return nil
+	return cc.Validate()
 }
 
 // client is the configuration of the command's DynamoDB client.

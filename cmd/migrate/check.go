@@ -1,16 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/pgdynamo/migrate/internal/export"
+	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -47,137 +41,10 @@ func checkTable(cmd, flag, name string) error {
 	return nil
 }
 
-// checkEndpoint checks an endpoint flag: an absolute http or https URL
-// with a host; "" (the AWS configuration's) passes.
-func checkEndpoint(cmd, flag, v string) error {
-	if v == "" {
-		return nil
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" {
-		return usagef("%s: %s must be an absolute http:// or https:// URL, such as http://localhost:8000, not %s", cmd, flag, shownURL(v))
-	}
-	return nil
-}
-
-// checkDynamoDBEndpoint checks --endpoint or, without it, the endpoint
-// the SDK would take from the environment: a value the user typed too.
-func checkDynamoDBEndpoint(cmd, flag string) error {
-	if flag != "" {
-		return checkEndpoint(cmd, "--endpoint", flag)
-	}
-	return checkEndpointEnv(cmd, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
-}
-
-// checkS3Endpoint is checkDynamoDBEndpoint for --s3-endpoint, when where
-// (an export's place) is in S3.
-func checkS3Endpoint(cmd, flag, where string) error {
-	if flag != "" {
-		return checkEndpoint(cmd, "--s3-endpoint", flag)
-	}
-	if !strings.HasPrefix(where, "s3://") {
-		return nil
-	}
-	return checkEndpointEnv(cmd, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
-}
-
-// checkEndpointEnv checks the first of vars that is set, as the SDK would
-// use it (unless told to ignore configured endpoints).
-func checkEndpointEnv(cmd string, vars ...string) error {
-	if ignore, _ := strconv.ParseBool(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")); ignore {
-		return nil
-	}
-	for _, v := range vars {
-		if val := os.Getenv(v); val != "" {
-			return checkEndpoint(cmd, "$"+v, val)
-		}
-	}
-	return nil
-}
-
-// shownURL is v for a message: without the password of its user info, and
-// not at all when it cannot be parsed and has user info.
-func shownURL(v string) string {
-	if u, err := url.Parse(v); err == nil {
-		return fmt.Sprintf("%q", u.Redacted())
-	}
-	if strings.Contains(v, "@") {
-		return "the value given (not shown: it may hold a password)"
-	}
-	return fmt.Sprintf("%q", v)
-}
-
-// checkRegion checks --region: a DNS label as the SDK requires of a region
-// (letters, digits and '-', 1 to 63), not a list of known regions (new
-// regions and local engines' names must pass); "" passes.
-func checkRegion(cmd, region string) error {
-	if region == "" {
-		return nil
-	}
-	ok := len(region) <= 63 && region[0] != '-' && region[len(region)-1] != '-'
-	for _, r := range region {
-		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-')
-	}
-	if !ok {
-		return usagef("%s: --region must be a region name such as eu-west-1, not %q", cmd, region)
-	}
-	return nil
-}
-
-// checkPostgres parses the source URL as the connection will, without
-// connecting; from is where it came from (see pgURLFrom), "" if unknown. The message shows neither the
-// URL nor pgx's quote of it: a malformed URL cannot be redacted reliably.
+// checkPostgres checks a source URL for a command without an engine
+// Config that would; from is where it came from (see pgNames).
 func checkPostgres(cmd, pg, from string) error {
-	if pg == "" {
-		return nil
-	}
-	if _, err := pgx.ParseConfig(pg); err != nil {
-		where := "--pg"
-		switch from {
-		case "flag":
-		case "":
-			where = "the source URL (--pg, $MIGRATE_PG_URL or $DATABASE_URL)"
-		default:
-			where = "$" + from
-		}
-		// pgx's message is "cannot parse `<redacted value>`: why".
-		why := "cannot be parsed"
-		msg := err.Error()
-		if i := strings.LastIndex(msg, "`: "); i >= 0 && !strings.Contains(msg[i:], pg) {
-			why = msg[i+3:]
-		}
-		return usagef("%s: %s is not a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE) or key=value string: %s (the value is not shown: it may hold a password)", cmd, where, why)
-	}
-	return nil
-}
-
-// checkWhere checks an export's place: a directory or s3://bucket/prefix
-// (s3Only: only the latter), with a bucket name S3 accepts.
-func checkWhere(cmd, flag, v string, s3Only bool) error {
-	if v == "" {
-		return nil
-	}
-	w, err := export.ParseWhere(v)
-	if err != nil {
-		return usagef("%s: %s: %v", cmd, flag, err)
-	}
-	if !w.IsS3() {
-		if s3Only {
-			return usagef("%s: %s must be s3://bucket/prefix, not %q", cmd, flag, v)
-		}
-		return nil
-	}
-	// S3's rule for new buckets: 3 to 63 lower-case letters, digits, '.'
-	// and '-', beginning and ending with a letter or digit.
-	b := w.Bucket
-	ok := len(b) >= 3 && len(b) <= 63 && b[0] != '.' && b[0] != '-' && b[len(b)-1] != '.' && b[len(b)-1] != '-'
-	for _, r := range b {
-		ok = ok && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-')
-	}
-	if !ok {
-		return usagef("%s: %s: bucket name %q is not one S3 allows (3 to 63 lower-case letters, digits, '.' and '-')", cmd, flag, b)
-	}
-	return nil
+	return flagProblemIn(cmd, pgNames(from), engine.CheckPostgres(cmd, pg))
 }
 
 // checkDir checks that a directory flag (--temp-dir) names an existing

@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/pgdynamo/migrate/engine"
+	"github.com/pgdynamo/migrate/load"
 )
 
-// configFlags names the flag that sets each engine Config field the
-// engine checks: the engine's problems with those fields are the
-// command's usage errors, said in the flags' names.
+// configFlags names the flag that sets each engine Config (and
+// load.ClientConfig) field their Validate checks: their problems with
+// those fields are the command's usage errors, said in the flags' names.
 var configFlags = map[string]string{
 	"OnError": "--on-error", "MaxRejects": "--max-rejects", "Readers": "--readers", "RangeRows": "--range-rows",
 	"Resume": "--resume", "Fresh": "--fresh", "CreateTable": "--create-table",
@@ -20,16 +21,52 @@ var configFlags = map[string]string{
 	"Mode": "--compare", "Segments": "--segments", "Concurrency": "--concurrency", "SortMemoryMB": "--sort-memory",
 	"Sample": "--sample", "PricePerMillionWCU": "--price-per-million-wcu", "WriteRate": "--write-rate",
 	"PricePerGBImport": "--price-per-gb-import", "ImportGBPerHour": "--import-rate", "ImportOverhead": "--import-overhead",
+	"Postgres": "--pg", "Endpoint": "--endpoint", "Region": "--region", "S3.Endpoint": "--s3-endpoint",
+	"CallTimeout": "--call-timeout", "MaxCallElapsed": "--max-batch-elapsed",
+	"Table": "--table", "Index": "--index", "Limit": "--limit", "Attributes": "--attributes",
+	"SKPrefix": "--sk-prefix", "SKFrom": "--sk-from", "SKTo": "--sk-to",
+	"To": "--to", "S3.Region": "--region", "Compression": "--compression", "FileSize": "--file-size",
+	"S3.PartSize": "--part-size", "S3.Concurrency": "--upload-concurrency", "OnDuplicate": "--on-duplicate",
+	"Samples": "--samples", "MaxDetails": "--max-details", "Quiet": "--quiet-period", "WaitInactive": "--wait-for-sync",
+	"Slot": "--slot", "Publication": "--publication", "StatusEvery": "--status-every",
+	"EmbedMax": "--embed-max", "Tables": "--tables", "Writer.Concurrency": "--concurrency",
+}
+
+// flagNames overrides configFlags for one command's fields whose values
+// came from elsewhere than the flag, such as the environment.
+type flagNames map[string]string
+
+// flagName is the name of field's flag (or variable) for a message.
+func (n flagNames) flagName(field string) string { return cmp.Or(n[field], configFlags[field]) }
+
+// pgNames says where the source URL came from (see pgURLFrom): --pg,
+// an environment variable, or "" when the command does not know.
+func pgNames(from string) flagNames {
+	switch from {
+	case "flag":
+		return nil
+	case "":
+		return flagNames{"Postgres": "the source URL (--pg, $MIGRATE_PG_URL or $DATABASE_URL)"}
+	}
+	return flagNames{"Postgres": "$" + from}
 }
 
 // flagProblem returns the first problem err (a Config's Validate) has
 // with a field a flag sets, as cmd's usage error in the flags' names; nil
 // if none. Its other problems (no mapping or client yet) are not the
 // flags'.
-func flagProblem(cmd string, err error) error {
+func flagProblem(cmd string, err error) error { return flagProblemIn(cmd, nil, err) }
+
+// flagProblemIn is flagProblem with the fields that names lists said in
+// its names instead.
+func flagProblemIn(cmd string, names flagNames, err error) error {
 	var walk func(error) *engine.FieldError
 	walk = func(e error) *engine.FieldError {
-		if fe, ok := e.(*engine.FieldError); ok && configFlags[fe.Field] != "" {
+		fe, ok := e.(*engine.FieldError)
+		if le, isLoad := e.(*load.FieldError); isLoad {
+			fe, ok = &engine.FieldError{Field: le.Field, Env: le.Env, Problem: le.Problem}, true
+		}
+		if ok && configFlags[fe.Field] != "" {
 			return fe
 		}
 		if j, ok := e.(interface{ Unwrap() []error }); ok {
@@ -41,10 +78,20 @@ func flagProblem(cmd string, err error) error {
 		}
 		return nil
 	}
-	if fe := walk(err); fe != nil {
-		return usagef("%s: %s %s", cmd, configFlags[fe.Field], inFlagNames(fe.Problem))
+	fe := walk(err)
+	if fe == nil {
+		return nil
 	}
-	return nil
+	name := names.flagName(fe.Field)
+	if fe.Env != "" {
+		// The value is the environment's: the flag was not given.
+		name = "$" + fe.Env
+	}
+	if strings.HasPrefix(fe.Problem, ":") {
+		// A description of the value: "--table: table name ...".
+		return usagef("%s: %s%s", cmd, name, inFlagNames(fe.Problem))
+	}
+	return usagef("%s: %s %s", cmd, name, inFlagNames(fe.Problem))
 }
 
 // fieldName matches a Config field name: Mode, Writer.MaxWCU.

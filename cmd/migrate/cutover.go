@@ -57,14 +57,15 @@ running), 3 no-go, 130 interrupted.`,
 				return usagef("cutover: a mapping file is required (the argument or --mapping)")
 			case o.pg == "":
 				return errNoPG("cutover")
-			case o.quiet <= 0:
-				return usagef("cutover: --quiet-period must be positive")
-			case o.sample <= 0 || o.sample > 1:
-				return usagef("cutover: --sample must be in (0, 1], e.g. 0.01 for 1%%")
-			case o.wait <= 0:
-				return usagef("cutover: --wait-for-sync must be positive")
 			}
-			if err := o.calls.validate("cutover"); err != nil {
+			// The flags show their defaults: 0 there is a mistake, not a
+			// request for the default.
+			cc := engine.CutoverConfig{Sync: engine.SyncConfig{Postgres: o.pg, Table: o.table},
+				Quiet: cmp.Or(o.quiet, -1), Sample: cmp.Or(o.sample, -1), WaitInactive: cmp.Or(o.wait, -1)}
+			if err := checks(
+				flagProblemIn("cutover", pgNames(o.pgFrom), cc.Validate()),
+				flagProblem("cutover", o.calls.problems(o.endpoint, o.region)),
+			); err != nil {
 				return err
 			}
 			return runCutover(cmd.Context(), g, o)

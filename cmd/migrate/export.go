@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/internal/capacity"
 	"github.com/pgdynamo/migrate/internal/export"
 	"github.com/pgdynamo/migrate/internal/gcpace"
 	"github.com/pgdynamo/migrate/internal/metrics"
@@ -70,28 +69,27 @@ func (o *exportOpts) validate() error {
 		return errNoPG("export")
 	case o.to == "":
 		return usagef("export: --to is required: a directory or s3://bucket/prefix")
-	case o.compression != export.CompressionGzip && o.compression != export.CompressionZstd && o.compression != export.CompressionNone:
-		return usagef("export: --compression must be gzip, zstd or none, not %q", o.compression)
-	case o.fileSizeBytes() < export.MinFileSize:
-		return usagef("export: --file-size must be a size of at least %dKiB (smaller files hold a few items each and only bring the export nearer Import from S3's limit of %d files), such as 64MiB, not %q",
-			export.MinFileSize>>10, capacity.MaxImportFiles, o.fileSize)
-	case o.partSizeMB < 5 || o.partSizeMB > 5<<10:
-		return usagef("export: --part-size must be from 5 to 5120 (MiB, S3's limits of a part)")
-	case o.uploadParts < 1:
-		return usagef("export: --upload-concurrency must be at least 1")
-	case o.onDuplicate != load.OnDuplicateFail && o.onDuplicate != load.OnDuplicateSkip:
-		return usagef("export: --on-duplicate must be %q or %q, not %q", load.OnDuplicateFail, load.OnDuplicateSkip, o.onDuplicate)
+	case o.fileSizeBytes() == 0:
+		// Not a size (the engine would take 0 for its default).
+		return usagef("export: --file-size %s", export.FileSizeProblem(0, strconv.Quote(o.fileSize)))
+	}
+	// The flags show their defaults: 0 there is a mistake, not a request
+	// for the default.
+	c := o.exportConfig(o.runConfig())
+	if o.partSizeMB < 1 || o.partSizeMB > 1<<20 {
+		c.S3.PartSize = -1
+	}
+	if o.uploadParts == 0 {
+		c.S3.Concurrency = -1
+	}
+	if err := flagProblem("export", c.Validate()); err != nil {
+		return err
 	}
 	if err := o.readFlags.validate("export"); err != nil {
 		return err
 	}
 	return checks(
-		flagProblem("export", o.runConfig().Validate()),
-		checkTable("export", "--table", o.table),
-		checkPostgres("export", o.pg, o.pgFrom),
-		checkWhere("export", "--to", o.to, false),
-		checkS3Endpoint("export", o.s3.endpoint, o.to),
-		checkRegion("export", o.region),
+		flagProblemIn("export", pgNames(o.pgFrom), o.runConfig().Validate()),
 		checkOutput("export", "--reject-file", o.rejectFile),
 		checkOutput("export", "--summary-json", o.summaryJSON),
 		checkOutput("export", "--cpuprofile", o.profiles.cpu),
@@ -196,14 +194,7 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 	run := o.runConfig()
 	run.Mapping, run.Table, run.StateFile = m, table, statePath
 	run.ResumeCommand, run.Observer, run.Logger = resume, observeRun(prog, mst), prog.Logger()
-	res, err := engine.Export(ctx, engine.ExportConfig{
-		Run:         run,
-		To:          o.to,
-		S3:          engine.ExportS3{Endpoint: o.s3.endpoint, Region: o.region, PathStyle: o.s3.pathStyle, PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts},
-		Compression: o.compression,
-		FileSize:    o.fileSizeBytes(),
-		OnDuplicate: o.onDuplicate,
-	})
+	res, err := engine.Export(ctx, o.exportConfig(run))
 	prog.Stop(res != nil && res.Run.Status == engine.StatusComplete)
 	if res == nil {
 		return err
@@ -221,6 +212,18 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 }
 
 // fileSizeBytes reads --file-size.
+// exportConfig is the export's configuration for these flags around run.
+func (o exportOpts) exportConfig(run engine.RunConfig) engine.ExportConfig {
+	return engine.ExportConfig{
+		Run:         run,
+		To:          o.to,
+		S3:          engine.ExportS3{Endpoint: o.s3.endpoint, Region: o.region, PathStyle: o.s3.pathStyle, PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts},
+		Compression: o.compression,
+		FileSize:    o.fileSizeBytes(),
+		OnDuplicate: o.onDuplicate,
+	}
+}
+
 func (o *exportOpts) fileSizeBytes() int64 { return parseFileSize(o.fileSize) }
 
 // parseFileSize reads a --file-size: a number with KiB, MiB or GiB, or 0

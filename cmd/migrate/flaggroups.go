@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -66,12 +67,11 @@ func (o *targetFlags) register(f *pflag.FlagSet, tableHelp string) {
 	f.StringVar(&o.region, "region", "", regionUsage)
 }
 
-func (o targetFlags) validate(cmd string) error {
-	return checks(
-		checkTable(cmd, "--table", o.table),
-		checkDynamoDBEndpoint(cmd, o.endpoint),
-		checkRegion(cmd, o.region),
-	)
+// validate checks the DynamoDB client's flags, calls among them, and
+// without --endpoint the endpoint the SDK would take from the
+// environment. (--table is the verb's Config's.)
+func (o targetFlags) validate(cmd string, calls callFlags) error {
+	return flagProblem(cmd, calls.problems(o.endpoint, o.region))
 }
 
 // client opens the DynamoDB client of a command making up to concurrency
@@ -100,13 +100,12 @@ func (o *writerFlags) register(f *pflag.FlagSet, concurrencyHelp, maxWCUHelp, mi
 	o.calls.register(f, false)
 }
 
-// validateConcurrency checks --concurrency, which the engine takes 0 of
-// as its default.
-func (o writerFlags) validateConcurrency(cmd string) error {
-	if o.concurrency < 1 {
-		return usagef("%s: --concurrency must be at least 1", cmd)
-	}
-	return nil
+// checked is w, the writer's configuration for these flags, as the
+// command checks it: the flag shows its default, so its 0 is a mistake,
+// not a request for the engine's default.
+func (o writerFlags) checked(w load.Config) load.Config {
+	w.Concurrency = cmp.Or(w.Concurrency, -1)
+	return w
 }
 
 // config is the writer's configuration for these flags.

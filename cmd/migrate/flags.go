@@ -100,12 +100,10 @@ func (o *compareFlags) validate(cmd string, problems error) error {
 		return usagef("%s: --color must be auto, always or never, not %q", cmd, o.color)
 	}
 	return checks(
-		flagProblem(cmd, problems),
-		o.targetFlags.validate(cmd),
-		checkPostgres(cmd, o.pg, o.pgFrom),
+		flagProblemIn(cmd, pgNames(o.pgFrom), problems),
+		o.targetFlags.validate(cmd, o.calls),
 		checkDir(cmd, "--temp-dir", o.tempDir),
 		checkOutput(cmd, "--html", o.html),
-		o.calls.validate(cmd),
 	)
 }
 

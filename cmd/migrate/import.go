@@ -57,11 +57,10 @@ number of items than the export holds, or the table exists; 2 usage;
 				return usagef("import: --poll must be positive")
 			}
 			if err := checks(
-				checkWhere("import", "--from", o.from, true),
-				o.targetFlags.validate("import"),
-				checkS3Endpoint("import", o.s3.endpoint, o.from),
+				flagProblemIn("import", flagNames{"To": "--from"}, engine.CheckExportPlace("import", o.from, engine.ExportS3{Endpoint: o.s3.endpoint}, true)),
+				checkTable("import", "--table", o.table),
+				o.targetFlags.validate("import", o.calls),
 				checkOutput("import", "--summary-json", o.summaryJSON),
-				o.calls.validate("import"),
 			); err != nil {
 				return err
 			}

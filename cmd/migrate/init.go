@@ -1,11 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
@@ -37,24 +36,18 @@ func (o *initOpts) validate() error {
 	if o.pg == "" {
 		return errNoPG("init")
 	}
-	if o.table != "" {
-		if msg := mapping.TableNameProblem("table", o.table); msg != "" {
-			return usagef("init: --table: %s", msg)
-		}
-	}
-	if o.embedMax < 1 {
-		return usagef("init: --embed-max must be at least 1")
-	}
 	if o.schema == "" {
+		// The Config's "" is the default; the flag shows it.
 		return usagef("init: --schema must name a schema (default %s)", mapping.DefaultSchema)
-	}
-	if slices.Contains(o.tables, "") {
-		return usagef("init: --tables has an empty name: %q", strings.Join(o.tables, ","))
 	}
 	if o.output == "" {
 		return usagef("init: --output must name a file, or - for stdout")
 	}
-	return checks(checkPostgres("init", o.pg, ""), checkOutput("init", "--output", o.output))
+	c := engine.DraftConfig{Postgres: o.pg, ReadConfig: draft.ReadConfig{Schema: o.schema, Tables: o.tables},
+		Options: draft.Options{Table: o.table, EmbedMax: o.embedMax}}
+	// The flag shows its default: 0 there is a mistake.
+	c.EmbedMax = cmp.Or(c.EmbedMax, -1)
+	return checks(flagProblemIn("init", pgNames(""), c.Validate()), checkOutput("init", "--output", o.output))
 }
 
 func newInitCmd(g *globals) *cobra.Command {

@@ -62,18 +62,19 @@ could not be asked); 2 usage or mapping errors; 3 answers differ.`,
 			if o.format != "text" && o.format != "markdown" && o.format != "json" {
 				return usagef("prove: --format must be text, markdown or json, not %q", o.format)
 			}
-			switch {
-			case o.samples < 1:
-				return usagef("prove: --samples must be at least 1")
-			case o.missing < 0:
+			if o.missing < 0 {
+				// The flag's 0 is the Config's -1 (none): the flag
+				// takes no negative.
 				return usagef("prove: --missing must not be negative (0 = none)")
-			case o.maxDetails < 0:
-				return usagef("prove: --max-details must not be negative")
 			}
+			samples := o.samples
+			if samples == 0 {
+				samples = -1 // the flag shows its default: 0 is a mistake
+			}
+			pc := engine.ProveConfig{Config: prove.Config{Table: o.table, Samples: samples, MaxDetails: o.maxDetails}, Postgres: o.pg}
 			if err := checks(
-				o.targetFlags.validate("prove"),
-				checkPostgres("prove", o.pg, o.pgFrom),
-				o.calls.validate("prove"),
+				flagProblemIn("prove", pgNames(o.pgFrom), pc.Validate()),
+				o.targetFlags.validate("prove", o.calls),
 			); err != nil {
 				return err
 			}

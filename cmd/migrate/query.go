@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -57,15 +56,11 @@ prove asks it.
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err
 			}
-			if o.limit < 0 {
-				return usagef("query: --limit must not be negative (0 = no limit)")
-			}
-			if slices.Contains(o.attributes, "") {
-				return usagef("query: --attributes has an empty name: %q", strings.Join(o.attributes, ","))
-			}
+			// The sort-key flags are checked with the query (see runQuery).
+			in := engine.QueryInput{Limit: o.limit, Attributes: o.attributes, Table: o.table, Index: o.index}
 			if err := checks(
-				o.targetFlags.validate("query"),
-				checkTable("query", "--index", o.index),
+				flagProblem("query", in.Validate()),
+				o.targetFlags.validate("query", o.calls),
 			); err != nil {
 				return err
 			}
@@ -125,20 +120,17 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		return usagef("query: --param goes with --pattern")
 	case o.table == "" || o.pk == "":
 		return usagef("query: --pk is required, and --table (or a mapping that names the table)")
-	case o.skPrefix != "" && (o.skFrom != "" || o.skTo != ""):
-		return usagef("query: --sk-prefix and --sk-from/--sk-to exclude each other")
-	case (o.skFrom == "") != (o.skTo == ""):
-		return usagef("query: --sk-from and --sk-to go together")
-	case o.output != "json" && o.output != "dynamodb-json":
-		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
-	}
-	if err := o.calls.validate("query"); err != nil {
-		return err
 	}
 	q := engine.QueryInput{
 		Table: o.table, Index: o.index, PK: o.pk,
 		SKPrefix: o.skPrefix, SKFrom: o.skFrom, SKTo: o.skTo,
 		Desc: o.desc, Limit: o.limit, Attributes: o.attributes, Consistent: o.consistent,
+	}
+	if err := flagProblem("query", q.Validate()); err != nil {
+		return err
+	}
+	if o.output != "json" && o.output != "dynamodb-json" {
+		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
 	}
 	if m != nil {
 		pks, err := engine.MappingShardKeys(m, o.table, o.index, o.pk, o.state)
@@ -177,9 +169,6 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 		return usagef("query: --pattern takes its key condition, index, direction and limit from the mapping: leave out --pk, --index, --sk-*, --desc and --limit")
 	case o.output != "json" && o.output != "dynamodb-json":
 		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
-	}
-	if err := o.calls.validate("query"); err != nil {
-		return err
 	}
 	in := engine.PatternQueryInput{Table: o.table, Mapping: m, Pattern: o.pattern, Params: map[string]string{},
 		Attributes: o.attributes, Consistent: o.consistent}

@@ -50,21 +50,15 @@ func (o *runOpts) validate() error {
 	if err := o.fromExportOpts.validate(); err != nil {
 		return err
 	}
-	if err := o.validateConcurrency("run"); err != nil {
-		return err
-	}
-	if err := o.calls.validate("run"); err != nil {
-		return err
-	}
 	if err := o.readFlags.validate("run"); err != nil {
 		return err
 	}
+	c := o.config()
+	c.Writer = o.checked(c.Writer)
 	return checks(
-		flagProblem("run", o.config().Validate()),
-		o.targetFlags.validate("run"),
-		checkPostgres("run", o.pg, o.pgFrom),
-		checkWhere("run", "--from-export", o.fromExport, false),
-		checkS3Endpoint("run", o.s3.endpoint, o.fromExport),
+		flagProblemIn("run", pgNames(o.pgFrom), c.Validate()),
+		o.targetFlags.validate("run", o.calls),
+		flagProblemIn("run", flagNames{"To": "--from-export"}, engine.CheckExportPlace("run", o.fromExport, engine.ExportS3{Endpoint: o.s3.endpoint}, false)),
 		checkDir("run", "--temp-dir", o.tempDir),
 		checkOutput("run", "--reject-file", o.rejectFile),
 		checkOutput("run", "--summary-json", o.summaryJSON),

@@ -14,7 +14,6 @@ import (
 	"github.com/pgdynamo/migrate/engine"
 	"github.com/pgdynamo/migrate/internal/metrics"
 	"github.com/pgdynamo/migrate/internal/render"
-	"github.com/pgdynamo/migrate/internal/replicate"
 	"github.com/pgdynamo/migrate/mapping"
 )
 
@@ -45,38 +44,20 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.mapping == "" && !(onlyDrop && o.slot != "" && o.publication != "") {
 		return usagef("sync: --mapping is required (--drop alone needs it, or both --slot and --publication)")
 	}
-	if err := o.validateConcurrency("sync"); err != nil {
-		return err
-	}
-	if o.maxWCU < 0 || o.minWCU < 0 {
-		return usagef("sync: --max-wcu and --min-wcu must not be negative")
-	}
-	if o.maxWCU > 0 && o.minWCU > o.maxWCU {
-		return usagef("sync: --min-wcu must not be above --max-wcu")
-	}
-	if o.statusEvery <= 0 {
-		return usagef("sync: --status-every must be positive")
-	}
-	if err := o.calls.validate("sync"); err != nil {
-		return err
-	}
 	if err := o.metrics.validate("sync"); err != nil {
 		return err
 	}
 	if _, err := o.maxSlotWALBytes(); err != nil {
 		return err
 	}
-	for _, n := range []struct{ flag, name string }{{"--slot", o.slot}, {"--publication", o.publication}} {
-		if n.name != "" {
-			if err := replicate.CheckName(n.flag, n.name); err != nil {
-				return usageError{err}
-			}
-		}
-	}
+	c := o.config()
+	// The flag shows its default: 0 there is a mistake, not a request
+	// for the default.
+	c.StatusEvery = cmp.Or(c.StatusEvery, -1)
+	c.Writer = o.checked(c.Writer)
 	return checks(
-		flagProblem("sync", o.config().Validate()),
-		o.targetFlags.validate("sync"),
-		checkPostgres("sync", o.pg, o.pgFrom),
+		flagProblemIn("sync", pgNames(o.pgFrom), c.Validate()),
+		o.targetFlags.validate("sync", o.calls),
 		checkOutput("sync", "--summary-json", o.summaryJSON),
 	)
 }

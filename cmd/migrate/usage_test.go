@@ -149,7 +149,7 @@ func TestUsageErrorsComeFirst(t *testing.T) {
 		{"sync table", sync("--table", "bad name!"), "sync: --table: table name"},
 		{"sync endpoint", sync("--endpoint", "notaurl"), "sync: --endpoint must be an absolute"},
 		{"sync max-batch-elapsed", sync("--max-batch-elapsed", "-5s"), "sync: --max-batch-elapsed must not be negative"},
-		{"sync min above max", sync("--max-wcu", "10", "--min-wcu", "20"), "sync: --min-wcu must not be above --max-wcu"},
+		{"sync min above max", sync("--max-wcu", "10", "--min-wcu", "20"), "sync: --min-wcu must be between 0 and --max-wcu (0 = the default, 25)"},
 		{"sync max-wcu NaN", sync("--max-wcu", "NaN"), "sync: --max-wcu must be a finite number"},
 		{"sync slot", sync("--slot", "Bad-Slot"), "--slot"},
 		{"sync on-truncate", sync("--on-truncate", "ignore"), "sync: --on-truncate must be"},

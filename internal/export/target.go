@@ -97,11 +97,11 @@ func (c TargetConfig) Validate() error {
 	if c.Store.store == nil {
 		errs = append(errs, errors.New("export: a destination is required"))
 	}
-	if _, ok := extension[c.Compression]; !ok {
-		errs = append(errs, fmt.Errorf("export: compression must be %s, %s or %s, not %q", CompressionGzip, CompressionZstd, CompressionNone, c.Compression))
+	if p := CompressionProblem(c.Compression); p != "" {
+		errs = append(errs, errors.New("export: compression "+p))
 	}
-	if c.FileSize < MinFileSize {
-		errs = append(errs, fmt.Errorf("export: file size must be at least %d KiB, not %d bytes", MinFileSize>>10, c.FileSize))
+	if p := FileSizeProblem(c.FileSize, fmt.Sprintf("%d bytes", c.FileSize)); p != "" {
+		errs = append(errs, errors.New("export: file size "+p))
 	}
 	if c.BlockItems < 1 || c.BlockBytes < 1 {
 		errs = append(errs, errors.New("export: block items and bytes must be positive"))

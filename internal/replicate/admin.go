@@ -30,10 +30,19 @@ var name = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
 
 // CheckName reports whether s can name a slot or a publication.
 func CheckName(what, s string) error {
-	if !name.MatchString(s) {
-		return fmt.Errorf("replicate: %s name %q: use 1 to 63 lower-case letters, digits and underscores", what, s)
+	if p := NameProblem(s); p != "" {
+		return fmt.Errorf("replicate: %s %s", what, p)
 	}
 	return nil
+}
+
+// NameProblem says what is wrong with s as the name of a slot or a
+// publication, after the word for what it names; "" when nothing is.
+func NameProblem(s string) string {
+	if !name.MatchString(s) {
+		return fmt.Sprintf("name %q: use 1 to 63 lower-case letters, digits and underscores", s)
+	}
+	return ""
 }
 
 // DefaultName derives a slot or publication name from a target table
