@@ -54,7 +54,11 @@ func MainWithExamples(m *testing.M, setup func(context.Context, *Services) (clea
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() != "" {
 		pattern := strings.SplitN(f.Value.String(), "/", 2)[0]
 		if re, err := regexp.Compile(pattern); err == nil && !re.MatchString("Example") && !strings.Contains(pattern, "Example") {
-			// -run selects no example: their services are not needed.
+			// -run names no example: their services are not needed, and
+			// an example it matches by chance (-run Config matches
+			// ExampleRunConfig_target) is left out rather than run
+			// without them. Name Example in -run to run examples.
+			skipExamples()
 			Main(m)
 			return
 		}
@@ -77,11 +81,16 @@ func MainWithExamples(m *testing.M, setup func(context.Context, *Services) (clea
 			os.Exit(1)
 		}
 		fmt.Fprintf(os.Stderr, "\n!!! SKIPPING the examples: their services are unavailable: %v\n!!! Run `make test`, or set %s and %s.\n\n", err, EnvPostgresURL, EnvDynamoDBEndpoint)
-		skip := "^Example"
-		if f := flag.Lookup("test.skip"); f != nil && f.Value.String() != "" {
-			skip = f.Value.String() + "|" + skip
-		}
-		_ = flag.Set("test.skip", skip)
+		skipExamples()
 	}
 	exit(m.Run(), cleanup)
+}
+
+// skipExamples adds the examples to -test.skip.
+func skipExamples() {
+	skip := "^Example"
+	if f := flag.Lookup("test.skip"); f != nil && f.Value.String() != "" {
+		skip = f.Value.String() + "|" + skip
+	}
+	_ = flag.Set("test.skip", skip)
 }
