@@ -30,24 +30,7 @@ func newCutoverCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cutover [MAPPING] --pg URL [--table NAME] [--quiet-period D] [--sample P] [--drop]",
 		Short: "Finish a sync once writes are frozen, check go/no-go together, and say which",
-		Long: `cutover is the last step of a migration with sync. Stop the sync service, freeze
-the writes to the mapped tables (see the README: revoke them, or make the
-database read-only for the application's role), then run cutover. It:
-
-  1. applies every change up to the source's current WAL position (from the
-     sync's slot, as sync --until-caught-up does);
-  2. checks that no session holds a write lock on a mapped table (a transaction
-     that wrote and has not ended);
-  3. waits --quiet-period and applies again: any change in that time means the
-     source still takes writes;
-  4. runs verify (every item, or --sample P);
-  5. prints GO or NO-GO with the evidence.
-
-It exits 0 only on GO. With --drop, a GO also drops the slot and the
-publication, which releases the WAL they hold.
-
-Exit codes: 0 go, 1 failed, 2 usage or setup problem (no slot, the sync still
-running), 3 no-go, 130 interrupted.`,
+		Long:  longHelp("cutover"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

@@ -20,17 +20,7 @@ func newDocsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "docs [MAPPING] [--pg URL] [--plan FILE] [--output FILE]",
 		Short: "Write the design's documentation as markdown: entities, keys, indexes, shards, access patterns",
-		Long: `docs writes what a team reviews when the design changes: the table's keys, a key
-table per entity, the indexes and the entities they serve, the shard count a
-reader of every sharded index must query, and the access patterns.
-
-Without --pg it reads the mapping file only, and a "count: auto" shard count
-is given by its inputs. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it
-also checks the mapping against the source catalog and computes every auto
-shard count from the source, as run does. With --plan FILE (the JSON of
-migrate plan --format json for this mapping) it adds each entity's capacity
-figures: items, average and largest item size, write units. It writes
-nothing else.`,
+		Long:  longHelp("docs"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err

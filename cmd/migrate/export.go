@@ -102,36 +102,7 @@ func newExportCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export [MAPPING] --pg URL --to DIR|s3://BUCKET/PREFIX [flags]",
 		Short: "Write the items as DYNAMODB_JSON files for Import from S3 (or run --from-export)",
-		Long: `export reads the source exactly as run does (one snapshot, the same transform,
-row errors, reject file, item checks and duplicate-key detection), but writes
-the items as files in the format DynamoDB's Import from S3 reads, instead of
-into a table: DYNAMODB_JSON, one {"Item":{...}} per line, gzip, zstd or
-uncompressed, files of about --file-size MiB (uncompressed), to a directory or
-to s3://bucket/prefix (multipart uploads; the standard AWS configuration,
---s3-endpoint and --s3-path-style for S3-compatible stores).
-
-  PREFIX/data/part-000001.json.gz ...  the items: ImportTable's S3 key prefix
-  PREFIX/parts/part-000001.json ...    a record per data file, as it commits
-  PREFIX/manifest.json                 written when the export completes
-
-A data file is committed atomically (renamed into place, or its multipart
-upload completed), and only then count its items as done: the state file
-(--state) always ends at a file boundary. After an interrupt or a crash,
-export again with --resume: the files the state file covers are kept, later
-ones deleted, and the export continues with the next file. An existing
-export at the destination is replaced only with --fresh.
-
---readers N reads with N connections in one snapshot, as run does; the
-files then hold the items in another order, the same items and the same
-content hash.
-
-The manifest names the mapping (and its hash), the snapshot times, each
-file's items per entity, bytes and SHA-256, and the content hashes verify
-computes. Then: migrate import (a new table), or migrate run --from-export
-(an existing table).
-
-Exit codes: 0 done, 1 failed, 2 usage, mapping or state-file problem,
-130 interrupted (resumable).`,
+		Long:  longHelp("export"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

@@ -29,33 +29,6 @@ type compareFlags struct {
 	calls               callFlags
 }
 
-// compareReadCostHelp explains what each --compare mode reads; plan and
-// verify print it in --help.
-const compareReadCostHelp = `Reading the target (never a write: only DescribeTable, Scan, BatchGetItem):
-
-  --compare scan  One parallel Scan of the whole table (--segments at a time).
-                  Cost: the table's total size / 4 KB x 0.5 read units
-                  (x 1 with --consistent), whatever the mapping produces and
-                  whatever the projection: items of other entities are read
-                  too. Finds creates, changes, unchanged and stale items.
-  --compare get   BatchGetItem of the expected keys, 100 a call
-                  (--concurrency calls at a time). Cost: per expected item
-                  ceil(item size / 4 KB) x 0.5 read units (x 1 with
-                  --consistent); a key that does not exist still costs 0.5.
-                  Cannot find stale items (that needs a full read).
-
-Items under 4 KB cost a Scan about size/4 KB of a unit each but a get a whole
-half unit: for the 180-byte bookstore items a full scan is ~20x cheaper. Use
-get when the mapping's items are a small part of a large table, or with
-verify --sample.
-
-` + sortMemoryHelp
-
-const sortMemoryHelp = `Memory does not grow with the table: both sides are sorted by key with an
-external merge sort (--sort-memory MB of buffer per side, runs spilled to
---temp-dir; disk about the size of the expected items plus, for scan, of the
-table) and compared in one streaming merge.`
-
 // register adds the flags; withCompare offers --compare (and the flags
 // only get reads use), for the commands that can read either way.
 func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool) {

@@ -27,23 +27,7 @@ func newImportCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import [MAPPING] --from s3://BUCKET/PREFIX [--table NAME] [--dry-run]",
 		Short: "Create a table from an export with DynamoDB's Import from S3",
-		Long: `import starts an ImportTable from a complete export in S3 (migrate export): a
-new table with the mapping's keys and their types, its global indexes and
-their projections, on-demand billing, as run --create-table makes it, loaded
-from the export's data/ prefix. ImportTable creates no local secondary
-index: a mapping with one must take the write path (run --from-export). Import from S3 uses no write capacity
-and is priced per GB of uncompressed data; it creates new tables only, so
-import refuses a table that exists and says how to load it instead
-(run --from-export).
-
-It then waits for the import, reporting DynamoDB's processed, imported and
-error counts every --poll, and exits 1 unless every item of the manifest was
-imported. Interrupted, it stops waiting (the import goes on) and prints how
-to follow it. --dry-run prints the ImportTable request and calls nothing.
-
-Exit codes: 0 every item imported; 1 the import failed, or imported another
-number of items than the export holds, or the table exists; 2 usage;
-130 interrupted while waiting.`,
+		Long:  longHelp("import"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err

@@ -55,29 +55,8 @@ func newInitCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init --pg URL [--schema S] [--tables T1,T2] [--table NAME] [-o FILE]",
 		Short: "Draft a commented mapping file from the live source catalog",
-		Long: `init reads the catalog of one PostgreSQL schema (tables, columns, primary,
-unique and foreign keys) and drafts a mapping file from it, with comments
-naming the access pattern each choice serves:
-
-  - every table becomes an entity keyed on its primary key;
-  - a foreign key puts the child into its parent's item collection (the
-    child shares the parent's partition key), or indexes it under the
-    parent's key where it cannot;
-  - a pure join table becomes an adjacency list with an inverted index;
-  - a child whose key does not hold its parent's is also indexed under its
-    own key, so that every entity can be read by its primary key;
-  - each other unique key becomes a lookup index;
-  - children few enough per parent (observed in the data, at most
-    --embed-max) are offered as embeds, commented out, with max from the
-    data (--embed writes them active).
-
-Everything is read in one read-only transaction; counting children reads
-each child table once. The first line names the file's JSON Schema, so that
-editors with a YAML language server complete and check it. The access
-patterns are written out under accessPatterns with their SQL, so that prove
-runs on the draft as written. The draft passes validate; review it, then run
-validate and plan, and after run, prove.`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("init"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.pg = pgURL(o.pg)
 			if err := o.validate(); err != nil {

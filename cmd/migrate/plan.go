@@ -46,43 +46,7 @@ func newPlanCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan [MAPPING] --pg URL [--table T] [--endpoint URL] [--format text|markdown|json] [--html FILE] [--compare scan|get]",
 		Short: "Dry run: what run would create, change and leave stale in the table, and what it costs; writes nothing",
-		Long: `plan reads the source in one snapshot and transforms every row exactly as run
-does, then compares the items with what the target table holds now, by
-primary key:
-
-  create     expected, not in the table
-  change     in both, different (attribute by attribute: added, removed,
-             changed old -> new, into nested maps)
-  unchanged  in both, equal (numbers by value, sets in any order)
-  stale      in the table only, and its entity attribute names an entity of
-             this mapping: the mapping no longer produces it (run does not
-             delete it); other items in the table are "foreign", counted and
-             left alone
-
-A missing table makes everything a create. plan never writes to DynamoDB:
-it calls DescribeTable, Scan and BatchGetItem only.
-
-It also estimates the load: item count, average and maximum item size,
-write units (ceil(size / 1 KB) per item in the table, and again in each GSI
-the item appears in), the on-demand cost at --price-per-million-wcu, the
-duration at --write-rate, the same load by Import from S3 instead (the
-items' uncompressed DYNAMODB_JSON at --price-per-gb-import, duration at
---import-rate after --import-overhead) and which path is cheaper, the
-largest item collections (hot partitions),
-the distinct partition keys of each GSI, the "count: auto" shard counts with
-their inputs, and how many items carry each copied attribute set (what a
-later update of the copied data rewrites).
-
-The report goes to stdout as --format text (colour on a terminal), markdown
-(for pull requests) or json (schema migrate.plan/v1, documented in package
-report); --html FILE also writes a self-contained page with charts.
-
-` + compareReadCostHelp + `
-
-Exit codes: 0 the plan was made; 1 it could not be made, or it found
-problems that would make run fail (row errors, duplicate keys, items over
-400 KB); 2 usage or mapping errors. With --detailed-exitcode (for CI):
-0 no changes, 2 changes (creates, changes or stale items), 1 any error.`,
+		Long:  longHelp("plan"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

@@ -19,13 +19,8 @@ func newProbeCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe URL [--timeout D]",
 		Short: "GET a health URL (/healthz, /readyz of --metrics-addr); exit 0 on 200: a container health check",
-		Long: `probe is the health check of the container image, which holds no shell and
-no curl: it GETs URL and exits 0 when the answer is 200 OK, 1 otherwise,
-printing the answer's first line. For example, in a compose file:
-
-  healthcheck:
-    test: ["CMD", "/migrate", "probe", "http://127.0.0.1:9464/readyz"]`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("probe"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !strings.HasPrefix(args[0], "http://") && !strings.HasPrefix(args[0], "https://") {
 				return usagef("probe: %q is not an http:// or https:// URL", args[0])

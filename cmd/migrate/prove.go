@@ -35,23 +35,7 @@ func newProveCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prove [MAPPING] --pg URL [--table T] [--samples N] [--pattern NAME] [--format text|markdown|json]",
 		Short: "Answer the mapping's access patterns with DynamoDB and with SQL, and compare",
-		Long: `prove proves the mapping's accessPatterns against the migrated table. For each
-pattern it draws parameter values from the source (every value of a small
-domain, a seeded sample of --samples for a large one, plus --missing values
-that do not exist), answers the pattern with GetItem or Query only (never a
-Scan; on every shard of a sharded index, merged), runs the pattern's SQL in
-the same read-only snapshot, and compares the answers exactly: numbers as
-decimals, timestamps as instants, in order where the pattern has one. It
-prints, per pattern, the parameter sets tried, matched and mismatched, and
-the first difference.
-
-The shard count of a "count: auto" index is the one in the state file of the
-run or sync that wrote the table (.migrate/<table>.state.json by default, or
---state) when there is one, else computed from the source as run computes
-it; --shards GSI2=14 sets an index's count outright.
-
-Exit codes: 0 every pattern matched; 1 it could not run (or a pattern
-could not be asked); 2 usage or mapping errors; 3 answers differ.`,
+		Long:  longHelp("prove"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

@@ -34,24 +34,7 @@ func newQueryCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "query [MAPPING] --pk VALUE [--table NAME] [--index NAME] [--sk-prefix P | --sk-from A --sk-to B] [--desc]",
 		Short: "Query the target table or one of its indexes (one partition, optional sort-key condition)",
-		Long: `query runs a DynamoDB Query against the table or a secondary index and prints
-the items, one JSON object a line. It looks up the key attribute names with
-DescribeTable, so you give values only: --pk CUSTOMER#42 --sk-prefix ORDER#.
-
-With a mapping (the argument, --mapping or $MIGRATE_MAPPING) it knows the
-table, its indexes and their shard counts: --index GSI2 --pk STATUS#OPEN on
-an index sharded as "STATUS#{status}#{shard}" queries every shard and merges
-the items by sort key. "count: auto" shard counts come from the state file of
-the run that computed them (--state, default .migrate/<table>.state.json).
-
---pattern NAME runs an access pattern of the mapping instead, with its
-parameters as --param name=value: the pattern's key condition, direction and
-limit, on every shard of a sharded index and every partition of its buckets
-(buckets: { year: { from: 2024, to: 2025 } }), merged in sort key order as
-prove asks it.
-
---output json prints plain JSON (numbers exact, binary in base64);
---output dynamodb-json prints DynamoDB's typed JSON ({"S": ...}).`,
+		Long:  longHelp("query"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err

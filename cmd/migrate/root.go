@@ -182,14 +182,9 @@ func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) in
 
 func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "migrate",
-		Short: "Move a normalized PostgreSQL database into a DynamoDB single-table design",
-		Long: `migrate reads PostgreSQL tables in one consistent snapshot, transforms rows
-into single-table DynamoDB items as a mapping file describes, and batch-writes
-them to DynamoDB.
-
-Exit codes: 0 success, 1 failure, 2 usage or mapping error (plan
---detailed-exitcode: changes), 3 verify found differences, 130 interrupted.`,
+		Use:           "migrate",
+		Short:         "Move a normalized PostgreSQL database into a DynamoDB single-table design",
+		Long:          longHelp("migrate"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

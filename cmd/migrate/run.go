@@ -72,36 +72,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [MAPPING] --pg URL [--table NAME] [--endpoint URL] [flags]",
 		Short: "Migrate: read the source in one snapshot, transform, batch-write to DynamoDB",
-		Long: `run validates the mapping against the source catalog, then reads every source
-table in one read-only snapshot, turns rows into items and writes them with
-BatchWriteItem (25 items a call; throttling, unprocessed items, 5xx and
-connection errors retried with backoff).
-
-Progress is checkpointed in a state file (--state): per source table, the key
-of the last row whose items DynamoDB has all acknowledged. After an interrupt
-(Ctrl-C, a crash, kill -9) run again with --resume to continue from there. An
-existing unfinished state file makes run refuse to start until you choose
---resume or --fresh.
-
-Bad rows (values DynamoDB cannot hold, keys that cannot be built, items over
-400 KB, duplicate keys) stop the run with --on-error fail (the default), or
-are written to a JSON-lines reject file with --on-error reject.
-
-The DynamoDB client uses the standard AWS configuration (credential chain,
-AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB); --endpoint and --region override it.
-
---readers N reads with N connections in one snapshot (the first exports it
-with pg_export_snapshot(), the others join it): tables are read at once, and
-analyzed tables of more than --range-rows rows are split into key ranges,
-each checkpointed on its own. The items written do not depend on N.
-
---from-export DIR|s3://bucket/prefix loads an export (migrate export) into
-an existing table instead of reading --pg, with the same writer, checks,
-checkpoints (per file and line) and reject file; --files k/N loads only the
-k-th of N disjoint shares of its files, so that N machines load it together.
-
-Exit codes: 0 done, 1 failed (or more rejects than --max-rejects), 2 usage,
-mapping or state-file problem, 130 interrupted (resumable).`,
+		Long:  longHelp("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

@@ -26,13 +26,8 @@ func newSampleSchemaCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema up|down",
 		Short: "Create or drop the sample bookstore schema in PostgreSQL",
-		Long: `schema applies (up) or reverts (down) the sample bookstore's migrations,
-which are embedded in this binary: customers, addresses, authors, books,
-orders and order_items. Both are idempotent: a database already up to date
-is not an error. The version is recorded in migrate_sample_schema_migrations,
-never in the database's own schema_migrations. Fill the tables with
-"migrate sample seed".`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("sample-schema"),
+		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return usagef("sample schema: name a subcommand: up or down")
 		},

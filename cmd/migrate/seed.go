@@ -34,18 +34,8 @@ func newSampleSeedCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "seed --pg URL [--scale N] [--seed S] [--replace]",
 		Short: "Fill the sample bookstore with deterministic data",
-		Long: `seed fills the bookstore tables (create them with "migrate sample schema up") with
-generated data, in one transaction: the same --seed and --scale always give
-the same rows. --scale is the number of customers; the other tables follow
-(about 18 rows per customer in all, so --scale 55000 loads about a million).
-
-The data is skewed and hostile on purpose: a few customers with very many
-orders, prolific authors, non-ASCII text, '#' and spaces inside values,
-NULLs, microsecond timestamps, exact decimals and big integers in jsonb.
-
-Tables that already have rows are refused unless --replace is given, which
-truncates all six bookstore tables first (in the same transaction).`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("seed"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.pg = pgURL(o.pg)
 			if err := o.validate(); err != nil {

@@ -67,28 +67,7 @@ func newSyncCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sync [MAPPING] --pg URL [--table NAME] [--until-caught-up] [--drop] [flags]",
 		Short: "Keep the table converged with a live source: initial load, then logical replication",
-		Long: `sync creates (or reuses, --slot / --publication) a publication of the mapping's
-source tables and a logical replication slot (pgoutput), loads the table inside
-the slot's exported snapshot exactly as run does (same state file, resumable),
-then streams every change: a row's own items are put again (or deleted, with the
-keys its old version had), items that embed the row and items that copy from it,
-over every hop, are re-rendered from the source's current state. The slot's
-confirmed position advances only after DynamoDB acknowledged every item of every
-transaction before it: stop or kill sync at any moment and run it again.
-
-While the slot exists the server keeps all WAL from the slot's position on,
-whether sync runs or not. sync prints the slot's name when it starts and when it
-stops; --drop removes the slot and the publication (with --until-caught-up:
-once caught up).
-
-Cutover: stop the writes, then run sync --until-caught-up: it exits 0 once every
-transaction committed when it began checking is in the table.
-
-The source needs wal_level = logical, and replica identities that carry what
-deletes and key changes need (validate --pg --for-sync checks them).
-
-Exit codes: 0 caught up (--until-caught-up) or dropped, 1 failed, 2 usage or
-mapping or source setup problem, 130 interrupted (run again to continue).`,
+		Long:  longHelp("sync"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

@@ -23,14 +23,7 @@ func newSyncStatusCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status [MAPPING] --pg URL [--table NAME] [--slot S] [--publication P] [--format text|json]",
 		Short: "Show a sync's slot, lag, retained WAL, stream and initial load, whether or not it runs",
-		Long: `status reads, from the source and the state file, what an operator checks
-about a sync: the replication slot (active or not, its confirmed position, the
-WAL it holds back on the source and the server's wal_status), the lag in bytes
-behind the source's WAL position, the sync streaming from it (the server's
-pg_stat_replication view: last reply, flush lag), the publication's tables and
-the initial load's checkpoint. It writes nothing.
-
-Exit codes: 0 the slot exists, 1 failed, 2 usage, 3 there is no slot.`,
+		Long:  longHelp("sync-status"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

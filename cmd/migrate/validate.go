@@ -22,22 +22,7 @@ func newValidateCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate [MAPPING] [--pg URL]",
 		Short: "Check a mapping file, and with --pg against the live source catalog",
-		Long: `validate parses the mapping file and reports every problem at once as
-file:line:col: message. With --pg (or MIGRATE_PG_URL / DATABASE_URL) it also
-checks the mapping against the source database's catalog: tables and columns
-exist, key templates use sortable columns, keys identify rows and cannot
-collide. It also checks what sync needs of the source: wal_level = logical, and
-replica identities that carry the columns deletes and key changes need (each
-problem prints the ALTER statement that fixes it); those are notes, or errors
-with --for-sync. It reads only the catalog and writes nothing. Exit code 2 when
-the mapping has problems. Warnings (a key template reading a nullable column,
-whose NULL rows a run would reject) are printed but do not fail it.
-
-It also says which entities' keys are proven unique: their key templates
-contain a NOT NULL unique key of the source table, with the separator (or
-zero padding) between placeholders, and no other entity's keys can look
-the same. A run keeps no record of those keys; it checks the keys of the
-other entities for duplicates, in bounded memory and on disk.`,
+		Long:  longHelp("validate"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
 				return err

@@ -39,37 +39,7 @@ func newVerifyCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify [MAPPING] --pg URL [--table T] [--endpoint URL] [--sample P] [--format text|markdown|json]",
 		Short: "Check a loaded table against the source: per-entity counts and content hashes, every differing item",
-		Long: `verify recomputes the expected items from the source in one snapshot, exactly
-as run produces them, and compares them with the target table by primary key:
-
-  missing     expected, not in the table
-  different   in both, with different attributes (listed old -> new)
-  unexpected  in the table, of an entity of this mapping (by its entity
-              attribute), not expected; other items are ignored ("foreign")
-
-For every entity it prints the expected and actual item counts and content
-hashes: the sum modulo 2^256 of the SHA-256 of each item's canonical JSON
-(sorted attribute names, canonical numbers, sorted sets), which does not
-depend on order. Equal hashes mean equal contents.
-
---sample P checks only the fraction P of the keys, chosen by a hash of the
-key, so the same keys are checked every time and on both sides. With
---sample below 1, --compare defaults to get, so that only sampled keys are
-read (unexpected items are then not looked for).
-
-Reads are strongly consistent by default (--consistent=false halves their
-cost), so that a verify right after a run sees every write.
-
-Indexes sharded with "count: auto" put items in the shards the run or sync
-that wrote them computed, which its state file records (.migrate/<table>.state.json
-by default, or --state). verify uses those counts when there is a state file,
-else computes them from the source as it is now: after the data changed (a
-sync keeps its initial load's counts), they may differ.
-
-` + compareReadCostHelp + `
-
-Exit codes: 0 identical; 3 any difference (printed); 1 verify could not run;
-2 usage or mapping errors.`,
+		Long:  longHelp("verify"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err

@@ -31,12 +31,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, VCS revision and build time of this binary",
-		Long: `version prints what the Go toolchain recorded in this binary: the module
-version (v1.2.3 when installed with "go install …@v1.2.3", "(devel)" when
-built from a checkout), the VCS revision and its commit time, the build
-time of release builds, the Go version and the platform. "migrate --version"
-prints the same on one line.`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("version"),
+		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			_, err := fmt.Fprint(g.stdout, currentVersion().Long())
 			return err
