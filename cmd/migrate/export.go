@@ -53,12 +53,8 @@ type exportOpts struct {
 	uploadParts int
 
 	outputFlags
-	par      readerFlags
 	metrics  metricsOpts
 	profiles profiles
-
-	rejectFileSet bool
-	maxRejectsSet bool
 }
 
 func (o *exportOpts) validate() error {

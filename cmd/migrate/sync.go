@@ -187,25 +187,14 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 			err = errors.Join(err, werr)
 		}
 	}
-	slotMade := res != nil && res.Slot.Slot != ""
 	switch {
 	case err == nil && res.CaughtUp && o.drop:
 		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s\n", res.CaughtUpAt)
 		return dropSync(ctx, g, o.pg, slot, pub)
-	case err == nil && res.CaughtUp:
-		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s; every change before it is in table %s\n", res.CaughtUpAt, table)
-		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, again, dropCmd)
-		return nil
 	case errors.Is(err, engine.ErrNotReplicable):
 		return usageError{err}
-	case errors.Is(err, engine.ErrSlotWALLimit):
-		// The slot was dropped (or the message says how to drop it).
-	case slotMade && errors.Is(err, engine.ErrSchemaChanged):
-		// Continuing would stop again: the items need a new load.
-		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; after this schema change remove it with:\n  %s\nthen sync again into a new or emptied table\n", slot, res.Final.Confirmed, dropCmd)
-	case slotMade:
-		fmt.Fprintf(g.stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", slot, res.Final.Confirmed, again, dropCmd)
 	}
+	_ = render.SyncLeft(g.stdout, g.stderr, res, err, render.SyncCommands{Table: table, Slot: slot, Again: again, DropCmd: dropCmd})
 	if errors.Is(err, engine.ErrInterrupted) {
 		if res != nil && res.Load != nil && res.Load.Status != engine.StatusComplete {
 			return interruptedError{errors.New("sync interrupted during the initial load; run it again to resume the load, then stream")}

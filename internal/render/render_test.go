@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -123,6 +124,33 @@ func TestSyncGolden(t *testing.T) {
 		data, err := os.ReadFile(p)
 		b.Write(data)
 		return err
+	}))
+}
+
+func TestSyncLeftGolden(t *testing.T) {
+	c := SyncCommands{Table: "Bookstore", Slot: "migrate_bookstore", Again: "migrate sync --mapping m.yaml --pg \"$MIGRATE_PG_URL\" --slot migrate_bookstore --publication migrate_bookstore",
+		DropCmd: "migrate sync --drop --mapping m.yaml --slot migrate_bookstore --publication migrate_bookstore"}
+	made := engine.SlotInfo{Slot: "migrate_bookstore", Publication: "migrate_bookstore"}
+	cases := []struct {
+		name string
+		res  *engine.SyncResult
+		err  error
+	}{
+		{"caught up", &engine.SyncResult{Slot: made, CaughtUp: true, CaughtUpAt: replicate.LSN(0x16B3700)}, nil},
+		{"schema changed", &engine.SyncResult{Slot: made, Final: syncStatus()}, fmt.Errorf("sync: %w", engine.ErrSchemaChanged)},
+		{"stopped", &engine.SyncResult{Slot: made, Final: syncStatus()}, errors.New("sync: DynamoDB failed")},
+		{"WAL guard dropped the slot", &engine.SyncResult{Slot: made, Final: syncStatus()}, fmt.Errorf("sync: %w", engine.ErrSlotWALLimit)},
+		{"no slot made", &engine.SyncResult{}, errors.New("sync: no source")},
+		{"no result", nil, errors.New("sync: no mapping")},
+	}
+	golden(t, "sync_left", render(t, func(b *bytes.Buffer) error {
+		for _, tc := range cases {
+			fmt.Fprintf(b, "== %s\n", tc.name)
+			if err := SyncLeft(b, b, tc.res, tc.err, c); err != nil {
+				return err
+			}
+		}
+		return nil
 	}))
 }
 

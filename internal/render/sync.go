@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -183,4 +184,37 @@ func SyncStateJSON(w io.Writer, slot, pub string, st *engine.SyncState) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)
+}
+
+// SyncCommands are the commands that continue a sync and that remove its
+// slot, as messages quote them.
+type SyncCommands struct {
+	Table, Slot    string
+	Again, DropCmd string
+}
+
+// SyncLeft says how a sync that did not drop its slot left it: caught up
+// (on stdout, and the slot's reminder on stderr), stopped by a schema
+// change (remove the slot, load again) or stopped otherwise (continue, or
+// remove the slot). It says nothing when no slot was made, or when the
+// WAL guard dropped it.
+func SyncLeft(stdout, stderr io.Writer, res *engine.SyncResult, runErr error, c SyncCommands) error {
+	switch {
+	case res == nil || errors.Is(runErr, engine.ErrSlotWALLimit):
+		return nil
+	case runErr == nil && res.CaughtUp:
+		if _, err := fmt.Fprintf(stdout, "sync: caught up with the source at %s; every change before it is in table %s\n", res.CaughtUpAt, c.Table); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(stderr, "migrate: replication slot %s remains and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", c.Slot, c.Again, c.DropCmd)
+		return err
+	case res.Slot.Slot == "":
+		return nil
+	case errors.Is(runErr, engine.ErrSchemaChanged):
+		// Continuing would stop again: the items need a new load.
+		_, err := fmt.Fprintf(stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; after this schema change remove it with:\n  %s\nthen sync again into a new or emptied table\n", c.Slot, res.Final.Confirmed, c.DropCmd)
+		return err
+	}
+	_, err := fmt.Fprintf(stderr, "migrate: replication slot %s remains (confirmed up to %s) and keeps WAL on the server; continue with:\n  %s\nor remove it with:\n  %s\n", c.Slot, res.Final.Confirmed, c.Again, c.DropCmd)
+	return err
 }
