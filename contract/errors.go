@@ -1,6 +1,9 @@
 package contract
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // Error kinds a target, a source or a verb wraps (with its own message) so
 // that callers branch on them with errors.Is. Package engine exports the
@@ -19,3 +22,37 @@ var (
 	// early.
 	ErrInterrupted = errors.New("engine: interrupted")
 )
+
+// FieldError is a problem with the value of a Config field: Field names
+// it as the Config does ("OnError", "Writer.MaxWCU", "Endpoint"), Env,
+// when set, is the environment variable the value came from in the
+// field's place (the AWS SDK reads some, such as AWS_ENDPOINT_URL_S3, when
+// the field is empty), and Problem is the rest of the sentence, which may
+// name other fields. A caller that sets the field from its own input,
+// such as a command-line flag, can say the same in that input's name.
+// Every FieldError is an ErrConfig.
+type FieldError struct {
+	Verb  string // who checked: "run", "sync", "load", ...
+	Field string
+	Env   string
+	// Problem begins with ": " when it describes the value rather than
+	// finishing a sentence whose subject is the field.
+	Problem string
+}
+
+// Error says the problem in the Config's terms: "run: OnError must be
+// ...", or "run: Table: table name ..." for a Problem that begins with
+// ": ".
+func (e *FieldError) Error() string {
+	name := e.Field
+	if e.Env != "" {
+		name = "$" + e.Env
+	}
+	if strings.HasPrefix(e.Problem, ":") {
+		return e.Verb + ": " + name + e.Problem
+	}
+	return e.Verb + ": " + name + " " + e.Problem
+}
+
+// Is reports whether target is ErrConfig.
+func (e *FieldError) Is(target error) bool { return target == ErrConfig }

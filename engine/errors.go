@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/mapping"
@@ -87,37 +86,9 @@ func plural(n int64, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// FieldError is a problem with the value of a Config field: Field names
-// it as the Config does ("OnError", "Writer.MaxWCU") and Problem is the
-// rest of the sentence, which may name other fields. A caller that sets
-// the field from its own input, such as a command-line flag, can say the
-// same in that input's name. Every FieldError is an ErrConfig.
-type FieldError struct {
-	Verb  string // "run", "sync", "plan", ...
-	Field string
-	// Env, when set, is the environment variable the value came from in
-	// the field's place (the AWS SDK reads some, such as
-	// AWS_ENDPOINT_URL_S3, when the field is empty).
-	Env     string
-	Problem string
-}
-
-// Error says the problem in the Config's terms: "run: OnError must be
-// ...", or "run: Table: table name ..." for a Problem that begins with
-// ": " (a description of the value rather than the rest of a sentence).
-func (e *FieldError) Error() string {
-	name := e.Field
-	if e.Env != "" {
-		name = "$" + e.Env
-	}
-	if strings.HasPrefix(e.Problem, ":") {
-		return e.Verb + ": " + name + e.Problem
-	}
-	return e.Verb + ": " + name + " " + e.Problem
-}
-
-// Is reports whether target is ErrConfig.
-func (e *FieldError) Is(target error) bool { return target == ErrConfig }
+// FieldError is a problem with the value of a Config field (see
+// contract.FieldError). Every FieldError is an ErrConfig.
+type FieldError = contract.FieldError
 
 func fieldf(verb, field, format string, args ...any) error {
 	return &FieldError{Verb: verb, Field: field, Problem: fmt.Sprintf(format, args...)}

@@ -89,7 +89,7 @@ func (cc ClientConfig) WithDefaults() ClientConfig {
 func (cc ClientConfig) Validate() error {
 	var errs []error
 	field := func(name, env, problem string) {
-		errs = append(errs, &FieldError{Field: name, Env: env, Problem: problem})
+		errs = append(errs, &FieldError{Verb: "load", Field: name, Env: env, Problem: problem})
 	}
 	env, endpoint := "", cc.Endpoint
 	if endpoint == "" {

@@ -10,28 +10,9 @@ import (
 	"github.com/pgdynamo/migrate/contract"
 )
 
-// FieldError is a problem with the value of a ClientConfig field: Field
-// names it as the Config does ("Endpoint", "CallTimeout"); Env, when set,
-// is the environment variable the SDK takes the value from in the field's
-// place; Problem is the rest of the sentence. A caller that sets the
-// field from its own input, such as a command-line flag, can say the same
-// in that input's name. Every FieldError is a contract.ErrConfig.
-type FieldError struct {
-	Field   string
-	Env     string
-	Problem string
-}
-
-// Error says the problem in the Config's terms: "load: Region must be ...".
-func (e *FieldError) Error() string {
-	if e.Env != "" {
-		return "load: $" + e.Env + " " + e.Problem
-	}
-	return "load: " + e.Field + " " + e.Problem
-}
-
-// Is reports whether target is contract.ErrConfig.
-func (e *FieldError) Is(target error) bool { return target == contract.ErrConfig }
+// FieldError is a problem with the value of a ClientConfig field (see
+// contract.FieldError); its Verb is "load".
+type FieldError = contract.FieldError
 
 // EndpointProblem says what is wrong with v as a service endpoint: it must
 // be an absolute http or https URL with a host. "" when nothing is, or v

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pgdynamo/migrate/engine"
-	"github.com/pgdynamo/migrate/load"
 )
 
 // configFlags names the flag that sets each engine Config (and
@@ -62,11 +61,7 @@ func flagProblem(cmd string, err error) error { return flagProblemIn(cmd, nil, e
 func flagProblemIn(cmd string, names flagNames, err error) error {
 	var walk func(error) *engine.FieldError
 	walk = func(e error) *engine.FieldError {
-		fe, ok := e.(*engine.FieldError)
-		if le, isLoad := e.(*load.FieldError); isLoad {
-			fe, ok = &engine.FieldError{Field: le.Field, Env: le.Env, Problem: le.Problem}, true
-		}
-		if ok && configFlags[fe.Field] != "" {
+		if fe, ok := e.(*engine.FieldError); ok && configFlags[fe.Field] != "" {
 			return fe
 		}
 		if j, ok := e.(interface{ Unwrap() []error }); ok {

@@ -1,0 +1,28 @@
+package contract_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/pgdynamo/migrate/contract"
+)
+
+func TestFieldError(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  contract.FieldError
+		want string
+	}{
+		{contract.FieldError{Verb: "run", Field: "OnError", Problem: `must be "fail" or "reject", not "x"`}, `run: OnError must be "fail" or "reject", not "x"`},
+		{contract.FieldError{Verb: "run", Field: "Table", Problem: ": table name \"a\" is too short"}, `run: Table: table name "a" is too short`},
+		{contract.FieldError{Verb: "load", Field: "Endpoint", Env: "AWS_ENDPOINT_URL_DYNAMODB", Problem: "must be an absolute URL"}, "load: $AWS_ENDPOINT_URL_DYNAMODB must be an absolute URL"},
+	} {
+		err := error(&tc.err)
+		if err.Error() != tc.want {
+			t.Errorf("Error() = %q, want %q", err.Error(), tc.want)
+		}
+		if !errors.Is(err, contract.ErrConfig) {
+			t.Errorf("%q is not an ErrConfig", err)
+		}
+	}
+}
