@@ -279,7 +279,7 @@ func (c SyncConfig) Validate() error {
 	// Last, as a command checks them after its other flags.
 	errs = append(errs, checkName("sync", "Table", "table", c.Table), CheckPostgres("sync", c.Postgres))
 	if c.MaxBatch < 1 {
-		bad("sync: MaxBatch must be at least 1")
+		errs = append(errs, fieldf("sync", "MaxBatch", "must be at least 1 (the default is %d)", DefaultSyncBatch))
 	}
 	if c.Mapping != nil && c.Table != "" && len(writer) == 0 {
 		if err := c.writerConfig().Validate(); err != nil {

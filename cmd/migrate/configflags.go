@@ -27,7 +27,7 @@ var configFlags = map[string]string{
 	"To": "--to", "S3.Region": "--region", "Compression": "--compression", "FileSize": "--file-size",
 	"S3.PartSize": "--part-size", "S3.Concurrency": "--upload-concurrency", "OnDuplicate": "--on-duplicate",
 	"Samples": "--samples", "MaxDetails": "--max-details", "Quiet": "--quiet-period", "WaitInactive": "--wait-for-sync",
-	"Slot": "--slot", "Publication": "--publication", "StatusEvery": "--status-every",
+	"Slot": "--slot", "Publication": "--publication", "StatusEvery": "--status-every", "MaxBatch": "--max-batch",
 	"EmbedMax": "--embed-max", "Tables": "--tables", "Writer.Concurrency": "--concurrency",
 }
 

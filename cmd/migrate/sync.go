@@ -32,6 +32,7 @@ type syncOpts struct {
 	untilCaughtUp     bool
 	drop              bool
 	statusEvery       time.Duration
+	maxBatch          int
 	outputFlags
 	metrics    metricsOpts
 	maxSlotWAL string
@@ -93,6 +94,7 @@ func newSyncCmd(g *globals) *cobra.Command {
 	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every transaction committed when the check began is applied (the cutover step)")
 	f.BoolVar(&o.drop, "drop", false, "remove the slot and the publication (after catching up, with --until-caught-up)")
 	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
+	f.IntVar(&o.maxBatch, "max-batch", engine.DefaultSyncBatch, "most changes one round applies: a backlog drains faster in large rounds, and a round's changes and items are held in memory")
 	o.outputFlags.register(f, "no progress bars, no status lines (the slot's name and the end are still printed)", "also write the outcome as JSON to this file")
 	o.metrics.register(f, true)
 	cmd.AddCommand(newSyncStatusCmd(g))
@@ -106,7 +108,7 @@ func (o syncOpts) config() engine.SyncConfig {
 	c := engine.SyncConfig{
 		Postgres: o.pg, Table: o.table, CreateTable: o.createTable, Writer: o.writerFlags.config(),
 		Slot: o.slot, Publication: o.publication, StateFile: o.state,
-		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp, StatusEvery: o.statusEvery,
+		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp, StatusEvery: o.statusEvery, MaxBatch: o.maxBatch,
 	}
 	c.MaxSlotWAL, _ = o.maxSlotWALBytes()
 	return c

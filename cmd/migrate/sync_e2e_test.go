@@ -226,7 +226,8 @@ func runCmd(t testing.TB, cmd *exec.Cmd) result {
 func testSyncWorkload(t testing.TB, bin, endpoint string, proxy *faultproxy.Proxy) {
 	s := newSyncSource(t, bin, endpoint, 150)
 	via := endpoint
-	extra := []string{"--create-table", "--status-every", "2s"}
+	// Rounds of 500 changes: the churn drains over many rounds.
+	extra := []string{"--create-table", "--status-every", "2s", "--max-batch", "500"}
 	if proxy != nil {
 		via = proxy.URL()
 		// As in the run through faults: the writer's rate adaptation is

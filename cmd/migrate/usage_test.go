@@ -154,6 +154,7 @@ func TestUsageErrorsComeFirst(t *testing.T) {
 		{"sync slot", sync("--slot", "Bad-Slot"), "--slot"},
 		{"sync on-truncate", sync("--on-truncate", "ignore"), "sync: --on-truncate must be"},
 		{"sync status-every", sync("--status-every", "0s"), "sync: --status-every must be positive"},
+		{"sync max-batch", sync("--max-batch", "0"), "sync: --max-batch must be at least 1 (the default is 20000)"},
 
 		{"export bucket", export("--to", "s3://B/x"), `export: --to: bucket name "B" is not one S3 allows`},
 		{"export no bucket", export("--to", "s3:///x"), "has no bucket"},
