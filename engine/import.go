@@ -83,40 +83,10 @@ func (c ImportConfig) Validate() error {
 	return checkName("import", "Table", "table", c.Table)
 }
 
-// ImportResult is what an import did, as DynamoDB reports it.
-type ImportResult struct {
-	// Request is the ImportTable request, as sent (or, with DryRun, as
-	// it would be).
-	Request *dynamodb.ImportTableInput `json:"-"`
-	// ARN is the import's ARN; empty for a dry run.
-	ARN   string `json:"importArn,omitempty"`
-	Table string `json:"table"`
-	// Status is ImportTable's status: IN_PROGRESS, COMPLETED, CANCELLING,
-	// CANCELLED or FAILED; empty for a dry run.
-	Status         string `json:"status,omitempty"`
-	Processed      int64  `json:"processedItems"`
-	ProcessedBytes int64  `json:"processedBytes"`
-	Imported       int64  `json:"importedItems"`
-	Errors         int64  `json:"errors"`
-	// Expected is the number of items the export's manifest lists.
-	Expected       int64   `json:"expectedItems"`
-	FailureCode    string  `json:"failureCode,omitempty"`
-	FailureMessage string  `json:"failureMessage,omitempty"`
-	LogGroup       string  `json:"cloudWatchLogGroup,omitempty"`
-	Seconds        float64 `json:"seconds"`
-}
-
-// importResult converts the export package's result (nil stays nil).
-func importResult(r *export.ImportResult) *ImportResult {
-	if r == nil {
-		return nil
-	}
-	return &ImportResult{
-		Request: r.Request, ARN: r.ARN, Table: r.Table, Status: r.Status,
-		Processed: r.Processed, ProcessedBytes: r.ProcessedBytes, Imported: r.Imported, Errors: r.Errors, Expected: r.Expected,
-		FailureCode: r.FailureCode, FailureMessage: r.FailureMessage, LogGroup: r.LogGroup, Seconds: r.Seconds,
-	}
-}
+// ImportResult is what an import did, as DynamoDB reports it: the
+// ImportTable request, the import's ARN and status, and its counts
+// against the export's.
+type ImportResult = export.ImportResult
 
 // Import creates a table from a complete export in S3 (see Export) with
 // DynamoDB's Import from S3, and waits for the import to end, reporting
@@ -141,11 +111,6 @@ func Import(ctx context.Context, cfg ImportConfig) (*ImportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ic := export.ImportConfig{Source: src, Mapping: cfg.Mapping, DynamoDB: cfg.DynamoDB, Table: cfg.Table, DryRun: cfg.DryRun,
-		PollEvery: cfg.PollEvery, Logger: cfg.Logger}
-	if cfg.Progress != nil {
-		ic.Progress = func(r export.ImportResult) { cfg.Progress(*importResult(&r)) }
-	}
-	res, err := export.Import(ctx, ic)
-	return importResult(res), err
+	return export.Import(ctx, export.ImportConfig{Source: src, Mapping: cfg.Mapping, DynamoDB: cfg.DynamoDB, Table: cfg.Table,
+		DryRun: cfg.DryRun, PollEvery: cfg.PollEvery, Progress: cfg.Progress, Logger: cfg.Logger})
 }

@@ -58,9 +58,12 @@ type ImportConfig struct {
 
 // ImportResult is what an import did, as DynamoDB reports it.
 type ImportResult struct {
+	// Request is the ImportTable request, as sent (or, with DryRun, as
+	// it would be).
 	Request *dynamodb.ImportTableInput `json:"-"`
-	ARN     string                     `json:"importArn,omitempty"`
-	Table   string                     `json:"table"`
+	// ARN is the import's ARN; empty for a dry run.
+	ARN   string `json:"importArn,omitempty"`
+	Table string `json:"table"`
 	// Status is ImportTable's status: IN_PROGRESS, COMPLETED, CANCELLING,
 	// CANCELLED or FAILED; empty for a dry run.
 	Status         string `json:"status,omitempty"`
