@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pgdynamo/migrate/internal/fanout"
 	"github.com/pgdynamo/migrate/internal/pgkind"
+	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
@@ -32,8 +34,9 @@ type PatternQueryInput struct {
 }
 
 // PatternShards is the shard count of the index a sharded query pattern
-// reads, for PatternQueryInput.Shards: the one the mapping declares for
-// the entity, or for "count: auto" the one the run or sync that wrote
+// reads, for PatternQueryInput.Shards: the largest count of the entities
+// sharding the index, as prove queries it, each the one the mapping
+// declares or, for "count: auto", the one the run or sync that wrote
 // table recorded in its state file (stateFile, default
 // .migrate/<table>.state.json). It is 0 for a pattern that is not sharded
 // or not in the mapping (QueryPattern says why).
@@ -42,33 +45,16 @@ func PatternShards(m *mapping.Mapping, pattern, stateFile, table string) (int, e
 	if ap == nil || !ap.Sharded() {
 		return 0, nil
 	}
-	for _, e := range m.Entities {
-		for _, ei := range e.Indexes {
-			if ei.Index != ap.Index || ei.Shard == nil {
-				continue
-			}
-			if ei.Shard.Count > 0 {
-				return ei.Shard.Count, nil
-			}
-			written, err := WrittenShards("query", m, stateFile, table)
-			if err != nil {
-				return 0, err
-			}
-			shards := 0
-			if written != nil {
-				for _, c := range written.Counts {
-					if c.Entity == e.Name && c.Index == ap.Index {
-						shards = c.Count
-					}
-				}
-			}
-			if shards == 0 {
-				return 0, configErrorf("query: %s %s has \"count: auto\" shards, and no state file (--state, default %s) has the count the run computed", e.Name, ap.Index, StatePath(table))
-			}
-			return shards, nil
-		}
+	written, err := WrittenShards("query", m, stateFile, table)
+	if err != nil {
+		return 0, err
 	}
-	return 0, nil
+	counts, err := prove.ShardCounts(m, []*mapping.AccessPattern{ap}, nil, written.Map())
+	var unknown *prove.UnknownShardsError
+	if errors.As(err, &unknown) {
+		return 0, configErrorf("query: %s %s has \"count: auto\" shards, and no state file (--state, default %s) has the count the run computed", unknown.Entity, unknown.Index, StatePath(table))
+	}
+	return counts[ap.Index], err
 }
 
 // QueryPattern runs a query access pattern (see PatternQueryInput).

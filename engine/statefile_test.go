@@ -169,4 +169,26 @@ func TestPatternShards(t *testing.T) {
 	if n, err := PatternShards(m, "openOrdersInMonth", "", "Bookstore"); n != 4 || err != nil {
 		t.Errorf("declared count: %d, %v; want 4", n, err)
 	}
+	// Another entity sharding the same index with more shards: the reader
+	// queries them all, as prove does, or it misses that entity's items.
+	var sharded *mapping.EntityIndex
+	for _, e := range m.Entities {
+		for _, ei := range e.Indexes {
+			if ei.Index == "GSI2" && ei.Shard != nil {
+				sharded = ei
+			}
+		}
+	}
+	other := *sharded
+	other.Shard = &mapping.Shard{Count: 8}
+	// The last entity: a reader that took the first entity's count would
+	// take 4.
+	last := m.Entities[len(m.Entities)-1]
+	if slices.Contains(last.Indexes, sharded) {
+		t.Fatal("the fixture's last entity shards GSI2 already")
+	}
+	last.Indexes = append(last.Indexes, &other)
+	if n, err := PatternShards(m, "openOrdersInMonth", "", "Bookstore"); n != 8 || err != nil {
+		t.Errorf("two entities with 4 and 8 shards: %d, %v; want 8", n, err)
+	}
 }

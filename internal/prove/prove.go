@@ -244,7 +244,7 @@ func Prove(ctx context.Context, db Querier, ddb DynamoDB, cfg Config) (*Result, 
 	if len(patterns) == 0 {
 		return nil, ErrNoPatterns
 	}
-	shards, err := shardCounts(cfg, patterns)
+	shards, err := ShardCounts(cfg.Mapping, patterns, cfg.Shards, cfg.AutoShards)
 	if err != nil {
 		return nil, err
 	}
