@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,12 +12,11 @@ import (
 	"time"
 
 	"github.com/pgdynamo/migrate/extract"
+	"github.com/pgdynamo/migrate/internal/golden"
 	"github.com/pgdynamo/migrate/internal/pgkind"
 	"github.com/pgdynamo/migrate/mapping"
 	"github.com/pgdynamo/migrate/transform"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // Each case directory under testdata/transform holds catalog.json (the
 // source tables), mapping.yaml, rows.json (rows per table, in key order) and
@@ -35,20 +33,7 @@ func TestGolden(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
 			got := runCase(t, dir)
-			golden := filepath.Join(dir, "items.golden.json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./transform -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s (run with -update and review the diff):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join(dir, "items.golden.json"), got)
 		})
 	}
 }

@@ -2,16 +2,14 @@ package mapdoc_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/pgdynamo/migrate/internal/golden"
 	"github.com/pgdynamo/migrate/internal/mapdoc"
 	"github.com/pgdynamo/migrate/mapping"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // Each mapping renders to its golden markdown; go test ./mapdoc -update
 // rewrites them, and reviewers read the diff.
@@ -50,20 +48,7 @@ func TestMarkdown(t *testing.T) {
 			if err := mapdoc.Markdown(&got, m, tc.opts); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tc.name+".md")
-			if *update {
-				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./mapdoc -update)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s differs (run with -update and review the diff):\n%s", golden, got.String())
-			}
+			golden.Check(t, filepath.Join("testdata", tc.name+".md"), got.Bytes())
 		})
 	}
 }

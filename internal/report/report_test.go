@@ -3,15 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	goldenfile "github.com/pgdynamo/migrate/internal/golden"
+)
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
@@ -110,40 +108,8 @@ func sampleVerify(identical bool) *Verify {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./report -update rewrites it; review the diff):\n%s", name, firstLineDiff(string(got), string(want)))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
-
-func firstLineDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
-		}
-		if i < len(w) {
-			b = w[i]
-		}
-		if a != b {
-			return "line " + itoa(i+1) + ":\n got: " + a + "\nwant: " + b
-		}
-	}
-	return ""
-}
-
-func itoa(i int) string { return count(i) }
 
 func render(t *testing.T, f func(*bytes.Buffer) error) []byte {
 	t.Helper()
@@ -210,7 +176,7 @@ func TestColorOnlyWhenAsked(t *testing.T) {
 	// Colour changes nothing but the escape codes.
 	stripped := strings.NewReplacer(ansiReset, "", ansiBold, "", ansiRed, "", ansiGreen, "", ansiYellow, "", ansiDim, "").Replace(color)
 	if stripped != plain {
-		t.Errorf("coloured text differs from plain text beyond escape codes:\n%s", firstLineDiff(stripped, plain))
+		t.Errorf("coloured text differs from plain text beyond escape codes:\n%s", goldenfile.FirstLineDiff(stripped, plain))
 	}
 }
 
