@@ -56,3 +56,22 @@ func (e *FieldError) Error() string {
 
 // Is reports whether target is ErrConfig.
 func (e *FieldError) Is(target error) bool { return target == ErrConfig }
+
+// FieldErrors lists the FieldErrors of err, a Validate's errors as
+// errors.Join joins them, in order.
+func FieldErrors(err error) []*FieldError {
+	var out []*FieldError
+	var walk func(error)
+	walk = func(e error) {
+		if fe, ok := e.(*FieldError); ok {
+			out = append(out, fe)
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return out
+}

@@ -26,3 +26,19 @@ func TestFieldError(t *testing.T) {
 		}
 	}
 }
+
+// FieldErrors finds every FieldError of joined errors, nested joins
+// included, in order, and nothing else.
+func TestFieldErrors(t *testing.T) {
+	t.Parallel()
+	a := &contract.FieldError{Verb: "run", Field: "A", Problem: "is bad"}
+	b := &contract.FieldError{Verb: "run", Field: "B", Problem: "is bad"}
+	err := errors.Join(a, errors.New("run: not a field"), errors.Join(nil, b))
+	got := contract.FieldErrors(err)
+	if len(got) != 2 || got[0] != a || got[1] != b {
+		t.Errorf("FieldErrors = %v, want [A B]", got)
+	}
+	if got := contract.FieldErrors(nil); got != nil {
+		t.Errorf("FieldErrors(nil) = %v", got)
+	}
+}

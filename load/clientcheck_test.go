@@ -9,22 +9,12 @@ import (
 	"github.com/pgdynamo/migrate/contract"
 )
 
-// loadFieldErrors lists the FieldErrors of a Validate's joined errors by
-// field.
+// loadFieldErrors is each FieldError of a Validate's errors, by field.
 func loadFieldErrors(err error) map[string]*FieldError {
 	out := map[string]*FieldError{}
-	var walk func(error)
-	walk = func(e error) {
-		if fe, ok := e.(*FieldError); ok {
-			out[fe.Field] = fe
-		}
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, e := range j.Unwrap() {
-				walk(e)
-			}
-		}
+	for _, fe := range contract.FieldErrors(err) {
+		out[fe.Field] = fe
 	}
-	walk(err)
 	return out
 }
 

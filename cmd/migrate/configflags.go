@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pgdynamo/migrate/contract"
 	"github.com/pgdynamo/migrate/engine"
 )
 
@@ -59,21 +60,13 @@ func flagProblem(cmd string, err error) error { return flagProblemIn(cmd, nil, e
 // flagProblemIn is flagProblem with the fields that names lists said in
 // its names instead.
 func flagProblemIn(cmd string, names flagNames, err error) error {
-	var walk func(error) *engine.FieldError
-	walk = func(e error) *engine.FieldError {
-		if fe, ok := e.(*engine.FieldError); ok && configFlags[fe.Field] != "" {
-			return fe
+	var fe *engine.FieldError
+	for _, e := range contract.FieldErrors(err) {
+		if configFlags[e.Field] != "" {
+			fe = e
+			break
 		}
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, e := range j.Unwrap() {
-				if fe := walk(e); fe != nil {
-					return fe
-				}
-			}
-		}
-		return nil
 	}
-	fe := walk(err)
 	if fe == nil {
 		return nil
 	}
