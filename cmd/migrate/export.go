@@ -88,8 +88,7 @@ func (o *exportOpts) validate() error {
 		flagProblemIn("export", pgNames(o.pgFrom), o.runConfig().Validate()),
 		checkOutput("export", "--reject-file", o.rejectFile),
 		checkOutput("export", "--summary-json", o.summaryJSON),
-		checkOutput("export", "--cpuprofile", o.profiles.cpu),
-		checkOutput("export", "--memprofile", o.profiles.mem),
+		o.profiles.validate("export"),
 	)
 }
 
@@ -181,14 +180,9 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 // fileSizeBytes reads --file-size.
 // exportConfig is the export's configuration for these flags around run.
 func (o exportOpts) exportConfig(run engine.RunConfig) engine.ExportConfig {
-	return engine.ExportConfig{
-		Run:         run,
-		To:          o.to,
-		S3:          engine.ExportS3{Endpoint: o.s3.endpoint, Region: o.region, PathStyle: o.s3.pathStyle, PartSize: o.partSizeMB << 20, Concurrency: o.uploadParts},
-		Compression: o.compression,
-		FileSize:    o.fileSizeBytes(),
-		OnDuplicate: o.onDuplicate,
-	}
+	c := engine.ExportConfig{Run: run, To: o.to, S3: o.s3.config(o.region), Compression: o.compression, FileSize: o.fileSizeBytes(), OnDuplicate: o.onDuplicate}
+	c.S3.PartSize, c.S3.Concurrency = o.partSizeMB<<20, o.uploadParts
+	return c
 }
 
 func (o *exportOpts) fileSizeBytes() int64 { return parseFileSize(o.fileSize) }

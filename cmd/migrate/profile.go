@@ -17,3 +17,9 @@ func (p *profiles) profiled(fn func() error) error {
 	}
 	return err
 }
+
+// validate checks that the profiles' directories exist: the files are
+// written at the end of a long command.
+func (p *profiles) validate(cmd string) error {
+	return checks(checkOutput(cmd, "--cpuprofile", p.cpu), checkOutput(cmd, "--memprofile", p.mem))
+}

@@ -62,8 +62,7 @@ func (o *runOpts) validate() error {
 		checkDir("run", "--temp-dir", o.tempDir),
 		checkOutput("run", "--reject-file", o.rejectFile),
 		checkOutput("run", "--summary-json", o.summaryJSON),
-		checkOutput("run", "--cpuprofile", o.profiles.cpu),
-		checkOutput("run", "--memprofile", o.profiles.mem),
+		o.profiles.validate("run"),
 	)
 }
 
