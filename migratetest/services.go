@@ -307,9 +307,11 @@ func (e *waitError) Unwrap() error { return e.err }
 // it was and whose deadline ran out: its own timeout, or the start's.
 func waitFor(ctx context.Context, container, what string, timeout time.Duration, ready func(context.Context) error) error {
 	parent := ctx
+	// begin comes before the deadline is set, so that a wait that ran out
+	// never reports less than its timeout.
+	begin := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	begin := time.Now()
 	err := ready(ctx)
 	if err == nil {
 		return nil
