@@ -25,18 +25,11 @@ func checks(errs ...error) error {
 	return nil
 }
 
-// checkTable checks a --table or --index value against DynamoDB's naming
-// rule, [a-zA-Z0-9_.-]{3,255}; "" (the default) passes.
-func checkTable(cmd, flag, name string) error {
-	if name == "" {
-		return nil
-	}
-	what := "table"
-	if flag == "--index" {
-		what = "index"
-	}
-	if msg := mapping.TableNameProblem(what, name); msg != "" {
-		return usagef("%s: %s: %s", cmd, flag, msg)
+// checkTable checks a --table value against DynamoDB's naming rule,
+// [a-zA-Z0-9_.-]{3,255}; "" (the default) passes.
+func checkTable(cmd, name string) error {
+	if msg := mapping.TableNameProblem("table", name); name != "" && msg != "" {
+		return usagef("%s: --table: %s", cmd, msg)
 	}
 	return nil
 }

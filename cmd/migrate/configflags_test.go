@@ -52,11 +52,11 @@ func TestFlagProblem(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := flagProblem("export", tc.err)
-			var ue usageError
+			var ue exitError
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("flagProblem = %v, want nil", err)
-			case tc.want != "" && (!errors.As(err, &ue) || err.Error() != tc.want):
+			case tc.want != "" && (!errors.As(err, &ue) || ue.code != exitUsage || err.Error() != tc.want):
 				t.Errorf("flagProblem = %v, want the usage error %q", err, tc.want)
 			}
 		})
@@ -76,8 +76,8 @@ func TestFlagProblemPostgresFrom(t *testing.T) {
 		"":               "run: the source URL (--pg, $MIGRATE_PG_URL or $DATABASE_URL) is not a PostgreSQL URL",
 	} {
 		err := flagProblemIn("run", pgNames(from), problem)
-		var ue usageError
-		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), secret) {
+		var ue exitError
+		if !errors.As(err, &ue) || ue.code != exitUsage || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), secret) {
 			t.Errorf("from %q: %v, want a usage error beginning %q without the password", from, err, want)
 		}
 	}

@@ -17,12 +17,8 @@ func init() { register(newCutoverCmd) }
 type cutoverOpts struct {
 	sourceFlags
 	targetFlags
-	slot, publication, state string
-	quiet                    time.Duration
-	sample                   float64
-	wait                     time.Duration
-	drop                     bool
-	calls                    callFlags
+	cfg  engine.CutoverConfig // what the flags set of it
+	drop bool
 }
 
 func newCutoverCmd(g *globals) *cobra.Command {
@@ -43,28 +39,29 @@ func newCutoverCmd(g *globals) *cobra.Command {
 			}
 			// The flags show their defaults: 0 there is a mistake, not a
 			// request for the default.
-			cc := engine.CutoverConfig{Sync: engine.SyncConfig{Postgres: o.pg, Table: o.table},
-				Quiet: cmp.Or(o.quiet, -1), Sample: cmp.Or(o.sample, -1), WaitInactive: cmp.Or(o.wait, -1)}
+			cc := o.cfg
+			cc.Sync.Postgres, cc.Sync.Table = o.pg, o.table
+			cc.Quiet, cc.Sample, cc.WaitInactive = cmp.Or(cc.Quiet, -1), cmp.Or(cc.Sample, -1), cmp.Or(cc.WaitInactive, -1)
 			if err := checks(
 				flagProblemIn("cutover", pgNames(o.pgFrom), cc.Validate()),
-				flagProblem("cutover", o.calls.problems(o.endpoint, o.region)),
+				o.targetFlags.validate("cutover"),
 			); err != nil {
 				return err
 			}
 			return runCutover(cmd.Context(), g, o)
 		},
 	}
-	f := cmd.Flags()
+	f, c := cmd.Flags(), &o.cfg
 	o.sourceFlags.register(cmd)
 	o.targetFlags.register(f, "")
-	f.StringVar(&o.slot, "slot", "", "the sync's replication slot (default migrate_<table>)")
-	f.StringVar(&o.publication, "publication", "", "the sync's publication (default migrate_<table>)")
-	f.StringVar(&o.state, "state", "", "the sync's state file (default .migrate/<table>.state.json)")
-	f.DurationVar(&o.quiet, "quiet-period", 10*time.Second, "how long the source must take no write to a mapped table once caught up (longer than any writer's pause)")
-	f.Float64Var(&o.sample, "sample", 1, "fraction of the keys verify checks (0 < P <= 1)")
-	f.DurationVar(&o.wait, "wait-for-sync", 30*time.Second, "how long to wait for a sync still streaming from the slot to stop")
+	f.StringVar(&c.Sync.Slot, "slot", "", "the sync's replication slot (default migrate_<table>)")
+	f.StringVar(&c.Sync.Publication, "publication", "", "the sync's publication (default migrate_<table>)")
+	f.StringVar(&c.Sync.StateFile, "state", "", "the sync's state file (default .migrate/<table>.state.json)")
+	f.DurationVar(&c.Quiet, "quiet-period", 10*time.Second, "how long the source must take no write to a mapped table once caught up (longer than any writer's pause)")
+	f.Float64Var(&c.Sample, "sample", 1, "fraction of the keys verify checks (0 < P <= 1)")
+	f.DurationVar(&c.WaitInactive, "wait-for-sync", 30*time.Second, "how long to wait for a sync still streaming from the slot to stop")
 	f.BoolVar(&o.drop, "drop", false, "on GO, drop the slot and the publication")
-	o.calls.register(f, true)
+	o.registerCalls(f, true)
 	return cmd
 }
 
@@ -73,22 +70,18 @@ func runCutover(ctx context.Context, g *globals, o cutoverOpts) error {
 	if err != nil {
 		return err
 	}
-	table := cmp.Or(o.table, m.Table)
-	slot, pub := syncNames(syncOpts{slot: o.slot, publication: o.publication}, table)
-	client, err := o.client(ctx, o.calls, 0, g.logger)
+	c := o.cfg
+	c.Sync.Table = cmp.Or(o.table, m.Table)
+	c.Sync.Slot, c.Sync.Publication = syncNames(c.Sync.Slot, c.Sync.Publication, c.Sync.Table)
+	c.Sync.Mapping, c.Sync.Postgres, c.Sync.Logger = m, o.pg, g.logger
+	if c.Sync.DynamoDB, err = o.client(ctx, 0, g.logger); err != nil {
+		return err
+	}
+	res, err := engine.Cutover(ctx, c)
 	if err != nil {
 		return err
 	}
-	res, err := engine.Cutover(ctx, engine.CutoverConfig{
-		Sync: engine.SyncConfig{
-			Mapping: m, Postgres: o.pg, DynamoDB: client, Table: table,
-			Slot: slot, Publication: pub, StateFile: o.state, Logger: g.logger,
-		},
-		Quiet: o.quiet, Sample: o.sample, WaitInactive: o.wait,
-	})
-	if err != nil {
-		return err
-	}
+	table, slot, pub := c.Sync.Table, c.Sync.Slot, c.Sync.Publication
 	_ = render.Cutover(g.stdout, table, res)
 	if !res.Go {
 		return exitError{code: exitDiffers}

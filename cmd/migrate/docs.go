@@ -36,7 +36,7 @@ func newDocsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			doc, err := engine.Docs(cmd.Context(), engine.DocsConfig{Mapping: m, Postgres: pgURL(o.pg), PlanFile: o.plan})
+			doc, err := engine.Docs(cmd.Context(), engine.DocsConfig{Mapping: m, Postgres: pg, PlanFile: o.plan})
 			if err != nil {
 				return err
 			}

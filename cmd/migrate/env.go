@@ -6,12 +6,6 @@ import (
 	"github.com/pgdynamo/migrate/internal/render"
 )
 
-// pgURL returns the flag value or the environment's.
-func pgURL(flag string) string {
-	u, _ := pgURLFrom(flag)
-	return u
-}
-
 // pgURLFrom returns the source URL and where it came from: "flag",
 // "MIGRATE_PG_URL" or "DATABASE_URL".
 func pgURLFrom(flag string) (string, string) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/spf13/cobra"
@@ -45,9 +44,11 @@ func (o *sourceFlags) resolve(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// targetFlags name the DynamoDB table and how to reach it.
+// targetFlags name the DynamoDB table and how to reach it: --endpoint,
+// --region and the calls' bounds (registerCalls) set dynamo.
 type targetFlags struct {
-	table, endpoint, region string
+	table  string
+	dynamo load.ClientConfig
 }
 
 const (
@@ -59,73 +60,72 @@ const (
 // register adds --table (with its help, tableHelp, or the usual one when
 // "") and --endpoint and --region.
 func (o *targetFlags) register(f *pflag.FlagSet, tableHelp string) {
-	if tableHelp == "" {
-		tableHelp = tableUsage
-	}
-	f.StringVar(&o.table, "table", "", tableHelp)
-	f.StringVar(&o.endpoint, "endpoint", "", endpointUsage)
-	f.StringVar(&o.region, "region", "", regionUsage)
+	f.StringVar(&o.table, "table", "", cmp.Or(tableHelp, tableUsage))
+	f.StringVar(&o.dynamo.Endpoint, "endpoint", "", endpointUsage)
+	f.StringVar(&o.dynamo.Region, "region", "", regionUsage)
 }
 
-// validate checks the DynamoDB client's flags, calls among them, and
-// without --endpoint the endpoint the SDK would take from the
-// environment. (--table is the verb's Config's.)
-func (o targetFlags) validate(cmd string, calls callFlags) error {
-	return flagProblem(cmd, calls.problems(o.endpoint, o.region))
+const callTimeoutUsage = "how long one DynamoDB call may go without a complete answer before it is sent again " +
+	"(real DynamoDB answers in milliseconds; raise it for a local engine on a busy machine, e.g. 1m)"
+
+// registerCalls adds --call-timeout and, withElapsed, --max-batch-elapsed
+// for the commands that only read: how long one call may keep retrying
+// (run and sync have their own, which bounds a batch and each call alike).
+func (o *targetFlags) registerCalls(f *pflag.FlagSet, withElapsed bool) {
+	f.DurationVar(&o.dynamo.CallTimeout, "call-timeout", load.DefaultCallTimeout, callTimeoutUsage)
+	if withElapsed {
+		f.DurationVar(&o.dynamo.MaxCallElapsed, "max-batch-elapsed", 0, fmt.Sprintf(
+			"how long one DynamoDB call (a Scan or Query page, a batch of gets) may keep retrying timeouts, 5xx and throttling before the command fails (0 = %v)", load.DefaultMaxBatchElapsed))
+	}
+}
+
+// validate checks the DynamoDB client's flags and, without --endpoint,
+// the endpoint the SDK would take from the environment. (--table is the
+// verb's Config's.)
+func (o targetFlags) validate(cmd string) error {
+	c := o.dynamo
+	// The flag shows its default: 0 there is a mistake, not a request for
+	// the default.
+	c.CallTimeout = cmp.Or(c.CallTimeout, -1)
+	return flagProblem(cmd, c.Validate())
 }
 
 // client opens the DynamoDB client of a command making up to concurrency
 // calls at once (0: the SDK's default connection pool).
-func (o targetFlags) client(ctx context.Context, calls callFlags, concurrency int, logger *slog.Logger) (*dynamodb.Client, error) {
-	return load.NewClient(ctx, calls.client(o.endpoint, o.region, concurrency, logger))
+func (o targetFlags) client(ctx context.Context, concurrency int, logger *slog.Logger) (*dynamodb.Client, error) {
+	c := o.dynamo
+	c.Concurrency, c.Logger = concurrency, logger
+	return load.NewClient(ctx, c)
 }
 
-// writerFlags are the BatchWriteItem writer's flags of run and sync.
-type writerFlags struct {
-	concurrency     int
-	sdkCalls        bool
-	maxWCU, minWCU  float64
-	maxBatchElapsed time.Duration
-	calls           callFlags // --call-timeout
+// registerWriter adds the BatchWriteItem writer's flags of run and sync,
+// setting w; verb says who stops when a batch keeps failing ("the run
+// stops with a resumable checkpoint").
+func (o *targetFlags) registerWriter(f *pflag.FlagSet, w *load.Config, concurrencyHelp, maxWCUHelp, minWCUHelp, verb string) {
+	f.IntVar(&w.Concurrency, "concurrency", load.DefaultConcurrency, concurrencyHelp)
+	f.BoolVar(&w.SDKMiddleware, "sdk-middleware", false, sdkMiddlewareUsage)
+	f.Float64Var(&w.MaxWCU, "max-wcu", 0, maxWCUHelp)
+	f.Float64Var(&w.MinWCU, "min-wcu", 0, minWCUHelp+fmt.Sprintf(" (0 = %d)", load.DefaultMinWCU))
+	f.DurationVar(&w.MaxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before %s (0 = %v)", verb, load.DefaultMaxBatchElapsed))
+	o.registerCalls(f, false)
 }
 
-// register adds the writer's flags; verb says who stops when a batch
-// keeps failing ("the run stops with a resumable checkpoint").
-func (o *writerFlags) register(f *pflag.FlagSet, concurrencyHelp, maxWCUHelp, minWCUHelp, verb string) {
-	f.IntVar(&o.concurrency, "concurrency", load.DefaultConcurrency, concurrencyHelp)
-	f.BoolVar(&o.sdkCalls, "sdk-middleware", false, sdkMiddlewareUsage)
-	f.Float64Var(&o.maxWCU, "max-wcu", 0, maxWCUHelp)
-	f.Float64Var(&o.minWCU, "min-wcu", 0, minWCUHelp+fmt.Sprintf(" (0 = %d)", load.DefaultMinWCU))
-	f.DurationVar(&o.maxBatchElapsed, "max-batch-elapsed", 0, fmt.Sprintf("how long one batch may keep retrying before %s (0 = %v)", verb, load.DefaultMaxBatchElapsed))
-	o.calls.register(f, false)
-}
-
-// checked is w, the writer's configuration for these flags, as the
-// command checks it: the flag shows its default, so its 0 is a mistake,
-// not a request for the engine's default.
-func (o writerFlags) checked(w load.Config) load.Config {
-	w.Concurrency = cmp.Or(w.Concurrency, -1)
+// writer is w, the writer's configuration, with the flags' call timeout;
+// checked, as the command checks it: the flag shows its default, so its
+// 0 is a mistake, not a request for the engine's default.
+func (o targetFlags) writer(w load.Config, checked bool) load.Config {
+	w.CallTimeout = o.dynamo.CallTimeout
+	if checked {
+		w.Concurrency = cmp.Or(w.Concurrency, -1)
+	}
 	return w
 }
 
-// config is the writer's configuration for these flags.
-func (o writerFlags) config() load.Config {
-	return load.Config{
-		Concurrency:     o.concurrency,
-		SDKMiddleware:   o.sdkCalls,
-		MaxWCU:          o.maxWCU,
-		MinWCU:          o.minWCU,
-		MaxBatchElapsed: o.maxBatchElapsed,
-		CallTimeout:     o.calls.callTimeout,
-	}
-}
-
-// client opens the writer's DynamoDB client: its calls retry for as long
-// as a batch may.
-func (o writerFlags) client(ctx context.Context, t targetFlags, logger *slog.Logger) (*dynamodb.Client, error) {
-	calls := o.calls
-	calls.maxElapsed = o.maxBatchElapsed
-	return t.client(ctx, calls, o.concurrency, logger)
+// writerClient opens the writer's DynamoDB client: its calls retry for as
+// long as a batch may.
+func (o targetFlags) writerClient(ctx context.Context, w load.Config, logger *slog.Logger) (*dynamodb.Client, error) {
+	o.dynamo.MaxCallElapsed = w.MaxBatchElapsed
+	return o.client(ctx, w.Concurrency, logger)
 }
 
 // outputFlags are the long commands' --quiet and --summary-json.
@@ -141,6 +141,6 @@ func (o *outputFlags) register(f *pflag.FlagSet, quietHelp, summaryHelp string) 
 
 // register adds --cpuprofile and --memprofile; what is "run" or "export".
 func (p *profiles) register(f *pflag.FlagSet, what string) {
-	f.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the "+what+" to this file (go tool pprof)")
-	f.StringVar(&p.mem, "memprofile", "", "write a memory profile to this file at the end of the "+what+" (go tool pprof)")
+	f.StringVar(&p.CPU, "cpuprofile", "", "write a CPU profile of the "+what+" to this file (go tool pprof)")
+	f.StringVar(&p.Mem, "memprofile", "", "write a memory profile to this file at the end of the "+what+" (go tool pprof)")
 }

@@ -18,36 +18,28 @@ const (
 type compareFlags struct {
 	sourceFlags
 	targetFlags
-	compare             string
-	segments            int
-	concurrency         int
+	cfg                 engine.CompareConfig // what the flags set of it
 	consistent          bool
-	sortMemoryMB        int
-	tempDir             string
-	maxDetails          int
 	format, color, html string
-	calls               callFlags
 }
 
 // register adds the flags; withCompare offers --compare (and the flags
 // only get reads use), for the commands that can read either way.
 func (o *compareFlags) register(cmd *cobra.Command, withCompare, consistent bool) {
-	f := cmd.Flags()
-	o.compare = compareScan
+	f, c := cmd.Flags(), &o.cfg
+	c.Mode, c.Concurrency = compareScan, engine.DefaultReadCalls
 	o.sourceFlags.register(cmd)
 	o.targetFlags.register(f, "")
-	f.IntVar(&o.segments, "segments", engine.DefaultSegments, "parallel Scan segments")
+	f.IntVar(&c.Segments, "segments", engine.DefaultSegments, "parallel Scan segments")
 	if withCompare {
-		f.StringVar(&o.compare, "compare", compareScan, "how to read the target: scan or get (read costs below)")
-		f.IntVar(&o.concurrency, "concurrency", engine.DefaultReadCalls, "BatchGetItem calls in flight (--compare get)")
-	} else {
-		o.concurrency = engine.DefaultReadCalls
+		f.StringVar(&c.Mode, "compare", compareScan, "how to read the target: scan or get (read costs below)")
+		f.IntVar(&c.Concurrency, "concurrency", engine.DefaultReadCalls, "BatchGetItem calls in flight (--compare get)")
 	}
 	f.BoolVar(&o.consistent, "consistent", consistent, "strongly consistent reads (twice the read units)")
-	o.calls.register(f, true)
-	f.IntVar(&o.sortMemoryMB, "sort-memory", 32, "MB of items each side buffers before sorted runs spill to --temp-dir")
-	f.StringVar(&o.tempDir, "temp-dir", "", "directory for sorted runs (default $TMPDIR or /tmp)")
-	f.IntVar(&o.maxDetails, "max-details", 20, "list at most this many items per category (counts are always complete)")
+	o.registerCalls(f, true)
+	f.IntVar(&c.SortMemoryMB, "sort-memory", 32, "MB of items each side buffers before sorted runs spill to --temp-dir")
+	f.StringVar(&c.TempDir, "temp-dir", "", "directory for sorted runs (default $TMPDIR or /tmp)")
+	f.IntVar(&c.MaxDetails, "max-details", 20, "list at most this many items per category (counts are always complete)")
 	f.StringVar(&o.format, "format", "text", "report format on stdout: text, markdown or json")
 	f.StringVar(&o.color, "color", "auto", "colour in text reports: auto (on a terminal, unless NO_COLOR is set), always, never")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -65,7 +57,7 @@ func (o *compareFlags) validate(cmd string, problems error) error {
 		return usagef("%s: --mapping is required", cmd)
 	case o.pg == "":
 		return errNoPG(cmd)
-	case o.maxDetails < 0:
+	case o.cfg.MaxDetails < 0:
 		return usagef("%s: --max-details must not be negative", cmd)
 	case o.format != "text" && o.format != "markdown" && o.format != "json":
 		return usagef("%s: --format must be text, markdown or json, not %q", cmd, o.format)
@@ -74,8 +66,8 @@ func (o *compareFlags) validate(cmd string, problems error) error {
 	}
 	return checks(
 		flagProblemIn(cmd, pgNames(o.pgFrom), problems),
-		o.targetFlags.validate(cmd, o.calls),
-		checkDir(cmd, "--temp-dir", o.tempDir),
+		o.targetFlags.validate(cmd),
+		checkDir(cmd, "--temp-dir", o.cfg.TempDir),
 		checkOutput(cmd, "--html", o.html),
 	)
 }
@@ -83,18 +75,15 @@ func (o *compareFlags) validate(cmd string, problems error) error {
 // values is the comparison's configuration as the flags give it; config
 // adds the mapping and the client.
 func (o *compareFlags) values() engine.CompareConfig {
-	consistency := engine.ConsistencyEventual
+	c := o.cfg
+	c.Postgres, c.Table, c.Consistency = o.pg, o.table, engine.ConsistencyEventual
 	if o.consistent {
-		consistency = engine.ConsistencyStrong
+		c.Consistency = engine.ConsistencyStrong
 	}
-	maxDetails := o.maxDetails
-	if maxDetails == 0 {
-		maxDetails = -1 // none; the engine's 0 means its default
+	if c.MaxDetails == 0 {
+		c.MaxDetails = -1 // none; the engine's 0 means its default
 	}
-	return engine.CompareConfig{
-		Postgres: o.pg, Table: o.table, Mode: o.compare, Segments: o.segments, Concurrency: o.concurrency, Consistency: consistency,
-		SortMemoryMB: o.sortMemoryMB, TempDir: o.tempDir, MaxDetails: maxDetails,
-	}
+	return c
 }
 
 // config opens the DynamoDB client and returns the engine's configuration
@@ -104,7 +93,7 @@ func (o *compareFlags) config(ctx context.Context, g *globals) (engine.CompareCo
 	if err != nil {
 		return engine.CompareConfig{}, err
 	}
-	client, err := o.client(ctx, o.calls, max(o.concurrency, o.segments), g.logger)
+	client, err := o.client(ctx, max(o.cfg.Concurrency, o.cfg.Segments), g.logger)
 	if err != nil {
 		return engine.CompareConfig{}, err
 	}

@@ -18,13 +18,13 @@ import (
 type fromExportOpts struct {
 	fromExport string
 	files      string // k/N
-	s3         s3Flags
+	s3         engine.ExportS3
 }
 
 func (o *fromExportOpts) register(f *pflag.FlagSet) {
 	f.StringVar(&o.fromExport, "from-export", "", "load this export (a directory or s3://bucket/prefix, see migrate export) instead of reading --pg")
 	f.StringVar(&o.files, "files", "", "with --from-export: load only share k of N of its files (k/N; give each of N machines its own k)")
-	o.s3.register(f)
+	registerS3(f, &o.s3)
 }
 
 func (o *fromExportOpts) validate() error {
@@ -71,5 +71,7 @@ func (o *fromExportOpts) source(ctx context.Context, g *globals, region string) 
 		return nil, nil
 	}
 	k, n, _ := o.share()
-	return engine.OpenExport(ctx, engine.OpenExportConfig{From: o.fromExport, S3: o.s3.config(region), Share: k, Shares: n, Logger: g.logger})
+	s3 := o.s3
+	s3.Region = region
+	return engine.OpenExport(ctx, engine.OpenExportConfig{From: o.fromExport, S3: s3, Share: k, Shares: n, Logger: g.logger})
 }

@@ -14,12 +14,9 @@ func init() { register(newImportCmd) }
 
 type importOpts struct {
 	targetFlags
-	from, mapping string
-	s3            s3Flags
-	dryRun        bool
-	poll          time.Duration
-	summaryJSON   string
-	calls         callFlags
+	mapping     string
+	cfg         engine.ImportConfig // what the flags set of it
+	summaryJSON string
 }
 
 func newImportCmd(g *globals) *cobra.Command {
@@ -33,17 +30,17 @@ func newImportCmd(g *globals) *cobra.Command {
 				return err
 			}
 			switch {
-			case o.from == "":
+			case o.cfg.From == "":
 				return usagef("import: --from is required: the export's s3://bucket/prefix")
 			case o.mapping == "":
 				return usagef("import: the mapping the export was made with is required (the argument, --mapping or $%s)", envMapping)
-			case o.poll <= 0:
+			case o.cfg.PollEvery <= 0:
 				return usagef("import: --poll must be positive")
 			}
 			if err := checks(
-				flagProblemIn("import", flagNames{"To": "--from"}, engine.CheckExportPlace("import", o.from, engine.ExportS3{Endpoint: o.s3.endpoint}, true)),
-				checkTable("import", "--table", o.table),
-				o.targetFlags.validate("import", o.calls),
+				flagProblemIn("import", flagNames{"To": "--from"}, engine.CheckExportPlace("import", o.cfg.From, engine.ExportS3{Endpoint: o.cfg.S3.Endpoint}, true)),
+				checkTable("import", o.table),
+				o.targetFlags.validate("import"),
 				checkOutput("import", "--summary-json", o.summaryJSON),
 			); err != nil {
 				return err
@@ -52,14 +49,14 @@ func newImportCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "", "the export: s3://bucket/prefix")
+	f.StringVar(&o.cfg.From, "from", "", "the export: s3://bucket/prefix")
 	addMappingFlag(cmd, &o.mapping)
 	o.targetFlags.register(f, "the table to create (default: the mapping's table)")
-	o.s3.register(f)
-	f.BoolVar(&o.dryRun, "dry-run", false, "print the ImportTable request; call nothing")
-	f.DurationVar(&o.poll, "poll", engine.DefaultImportPollEvery, "how often to ask DynamoDB how the import goes")
+	registerS3(f, &o.cfg.S3)
+	f.BoolVar(&o.cfg.DryRun, "dry-run", false, "print the ImportTable request; call nothing")
+	f.DurationVar(&o.cfg.PollEvery, "poll", engine.DefaultImportPollEvery, "how often to ask DynamoDB how the import goes")
 	f.StringVar(&o.summaryJSON, "summary-json", "", "also write the result as JSON to this file")
-	o.calls.register(f, true)
+	o.registerCalls(f, true)
 	return cmd
 }
 
@@ -68,24 +65,24 @@ func runImport(ctx context.Context, g *globals, o importOpts) error {
 	if err != nil {
 		return err
 	}
-	cfg := engine.ImportConfig{From: o.from, S3: o.s3.config(o.region),
-		Mapping: m, Table: o.table, DryRun: o.dryRun, PollEvery: o.poll, Logger: g.logger,
-		Progress: func(r engine.ImportResult) {
-			g.logger.Info("import", "status", r.Status, "processed", r.Processed, "imported", r.Imported, "errors", r.Errors,
-				"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
-		}}
-	if !o.dryRun {
-		if cfg.DynamoDB, err = o.client(ctx, o.calls, 0, g.logger); err != nil {
+	cfg := o.cfg
+	cfg.S3.Region, cfg.Mapping, cfg.Table, cfg.Logger = o.dynamo.Region, m, o.table, g.logger
+	cfg.Progress = func(r engine.ImportResult) {
+		g.logger.Info("import", "status", r.Status, "processed", r.Processed, "imported", r.Imported, "errors", r.Errors,
+			"of", r.Expected, "processedBytes", r.ProcessedBytes, "elapsed", time.Duration(r.Seconds*float64(time.Second)).Round(time.Second))
+	}
+	if !cfg.DryRun {
+		if cfg.DynamoDB, err = o.client(ctx, 0, g.logger); err != nil {
 			// Import reads the export before it calls DynamoDB: its
 			// problems (S3's missing region among them) come first.
-			if _, oerr := engine.OpenExport(ctx, engine.OpenExportConfig{From: o.from, S3: cfg.S3}); oerr != nil {
+			if _, oerr := engine.OpenExport(ctx, engine.OpenExportConfig{From: cfg.From, S3: cfg.S3}); oerr != nil {
 				return oerr
 			}
 			return err
 		}
 	}
 	res, err := engine.Import(ctx, cfg)
-	if o.dryRun && res != nil {
+	if cfg.DryRun && res != nil {
 		return render.RequestJSON(g.stdout, res.Request)
 	}
 	if res != nil && res.ARN != "" {

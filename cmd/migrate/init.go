@@ -26,55 +26,53 @@ func jsonSchemaURL(v buildinfo.Info) string {
 }
 
 type initOpts struct {
-	pg, schema, table, output, jsonSchema string
-	tables                                []string
-	force, embed                          bool
-	embedMax                              int64
+	cfg    engine.DraftConfig // what the flags set of it
+	output string
+	force  bool
 }
 
 func (o *initOpts) validate() error {
-	if o.pg == "" {
+	if o.cfg.Postgres == "" {
 		return errNoPG("init")
 	}
-	if o.schema == "" {
+	if o.cfg.Schema == "" {
 		// The Config's "" is the default; the flag shows it.
 		return usagef("init: --schema must name a schema (default %s)", mapping.DefaultSchema)
 	}
 	if o.output == "" {
 		return usagef("init: --output must name a file, or - for stdout")
 	}
-	c := engine.DraftConfig{Postgres: o.pg, ReadConfig: draft.ReadConfig{Schema: o.schema, Tables: o.tables},
-		Options: draft.Options{Table: o.table, EmbedMax: o.embedMax}}
+	c := o.cfg
 	// The flag shows its default: 0 there is a mistake.
 	c.EmbedMax = cmp.Or(c.EmbedMax, -1)
 	return checks(flagProblemIn("init", pgNames(""), c.Validate()), checkOutput("init", "--output", o.output))
 }
 
 func newInitCmd(g *globals) *cobra.Command {
-	o := initOpts{embedMax: draft.DefaultEmbedMax}
+	var o initOpts
 	cmd := &cobra.Command{
 		Use:   "init --pg URL [--schema S] [--tables T1,T2] [--table NAME] [-o FILE]",
 		Short: "Draft a commented mapping file from the live source catalog",
 		Long:  longHelp("init"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.pg = pgURL(o.pg)
+			o.cfg.Postgres, _ = pgURLFrom(o.cfg.Postgres)
 			if err := o.validate(); err != nil {
 				return err
 			}
 			return runInit(cmd.Context(), g, o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.pg, "pg", "", pgUsage)
-	f.StringVar(&o.schema, "schema", mapping.DefaultSchema, "PostgreSQL schema to draft")
-	f.StringSliceVar(&o.tables, "tables", nil, "draft only these tables (comma-separated; default every table but migration history)")
-	f.StringVar(&o.table, "table", "", "target DynamoDB table name (default: the database's name)")
+	f, c := cmd.Flags(), &o.cfg
+	f.StringVar(&c.Postgres, "pg", "", pgUsage)
+	f.StringVar(&c.Schema, "schema", mapping.DefaultSchema, "PostgreSQL schema to draft")
+	f.StringSliceVar(&c.Tables, "tables", nil, "draft only these tables (comma-separated; default every table but migration history)")
+	f.StringVar(&c.Table, "table", "", "target DynamoDB table name (default: the database's name)")
 	f.StringVarP(&o.output, "output", "o", "mapping.yaml", "file to write, - for stdout")
 	f.BoolVar(&o.force, "force", false, "overwrite the output file if it exists")
-	f.BoolVar(&o.embed, "embed", false, "write the offered embeds active instead of commented out")
-	f.Int64Var(&o.embedMax, "embed-max", draft.DefaultEmbedMax, "offer an embed when a parent has at most this many children in the data")
-	f.StringVar(&o.jsonSchema, "json-schema", "", "URL or path of the mapping's JSON Schema for the yaml-language-server line (default: this release's published schema)")
+	f.BoolVar(&c.AcceptEmbeds, "embed", false, "write the offered embeds active instead of commented out")
+	f.Int64Var(&c.EmbedMax, "embed-max", draft.DefaultEmbedMax, "offer an embed when a parent has at most this many children in the data")
+	f.StringVar(&c.JSONSchema, "json-schema", "", "URL or path of the mapping's JSON Schema for the yaml-language-server line (default: this release's published schema)")
 	return cmd
 }
 
@@ -84,17 +82,12 @@ func runInit(ctx context.Context, g *globals, o initOpts) error {
 			return usagef("init: %s exists; pass --force to overwrite it, or -o another file", o.output)
 		}
 	}
-	schemaURL := o.jsonSchema
-	if schemaURL == "" {
-		schemaURL = jsonSchemaURL(currentVersion())
+	c := o.cfg
+	c.JSONSchema, c.Name = cmp.Or(c.JSONSchema, jsonSchemaURL(currentVersion())), o.output
+	if c.Name == "-" {
+		c.Name = "mapping.yaml"
 	}
-	name := o.output
-	if name == "-" {
-		name = "mapping.yaml"
-	}
-	d, err := engine.Draft(ctx, engine.DraftConfig{Postgres: o.pg, Name: name,
-		ReadConfig: draft.ReadConfig{Schema: o.schema, Tables: o.tables},
-		Options:    draft.Options{Table: o.table, JSONSchema: schemaURL, EmbedMax: o.embedMax, AcceptEmbeds: o.embed}})
+	d, err := engine.Draft(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -109,5 +102,5 @@ func runInit(ctx context.Context, g *globals, o initOpts) error {
 		// Through a temporary file: an interrupted write leaves no half file.
 		return fmt.Errorf("init: write %s: %w", o.output, err)
 	}
-	return render.InitSummary(report, o.output, o.embed, d)
+	return render.InitSummary(report, o.output, c.AcceptEmbeds, d)
 }

@@ -17,28 +17,31 @@ func init() { register(newPlanCmd) }
 
 type planOpts struct {
 	compareFlags
-	price            float64
-	writeRate        float64
+	plan             engine.PlanConfig // the prices and rates the flags set
+	fileSize         string
 	detailedExitCode bool
-	imp              importPlanFlags
 }
 
 func (o *planOpts) validate() error {
 	// The engine takes 0 for its default rate; the flag has its own.
-	if o.imp.importRate <= 0 {
+	if o.plan.ImportGBPerHour <= 0 {
 		return usagef("plan: --import-rate must be positive")
 	}
 	if err := o.compareFlags.validate("plan", o.planConfig(o.values()).Validate()); err != nil {
 		return err
 	}
-	return o.imp.validate()
+	// The prices, rate and overhead are the engine's to check.
+	if parseFileSize(o.fileSize) < capacity.MinExportFileSize {
+		return usagef("plan: --file-size must be a size of at least %dKiB, as export takes it, such as 64MiB, not %q", capacity.MinExportFileSize>>10, o.fileSize)
+	}
+	return nil
 }
 
 // planConfig is the plan's configuration for these flags around c.
 func (o *planOpts) planConfig(c engine.CompareConfig) engine.PlanConfig {
-	return engine.PlanConfig{CompareConfig: c, PricePerMillionWCU: o.price, WriteRate: o.writeRate,
-		PricePerGBImport: o.imp.importPrice, ImportGBPerHour: o.imp.importRate, ImportOverhead: o.imp.importOverhead,
-		ExportFileSize: parseFileSize(o.imp.fileSize)}
+	p := o.plan
+	p.CompareConfig, p.ExportFileSize = c, parseFileSize(o.fileSize)
+	return p
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -60,10 +63,13 @@ func newPlanCmd(g *globals) *cobra.Command {
 	f := cmd.Flags()
 	o.register(cmd, true, false)
 	f.StringVar(&o.html, "html", "", "also write the report as one self-contained HTML file")
-	f.Float64Var(&o.price, "price-per-million-wcu", capacity.DefaultPricePerMillionWCU, "on-demand price in USD of a million write request units")
-	f.Float64Var(&o.writeRate, "write-rate", capacity.DefaultWriteRate, "items per second assumed for the duration estimate")
+	f.Float64Var(&o.plan.PricePerMillionWCU, "price-per-million-wcu", capacity.DefaultPricePerMillionWCU, "on-demand price in USD of a million write request units")
+	f.Float64Var(&o.plan.WriteRate, "write-rate", capacity.DefaultWriteRate, "items per second assumed for the duration estimate")
 	f.BoolVar(&o.detailedExitCode, "detailed-exitcode", false, "exit 0 when the table needs no change, 2 when it does, 1 on any error (problems included)")
-	o.imp.register(f)
+	f.Float64Var(&o.plan.PricePerGBImport, "price-per-gb-import", capacity.DefaultPricePerGBImport, "Import from S3's price in USD per GB of uncompressed data")
+	f.Float64Var(&o.plan.ImportGBPerHour, "import-rate", capacity.DefaultImportGBPerHour, "GB per hour assumed for an import (AWS publishes no rate: measure one)")
+	f.DurationVar(&o.plan.ImportOverhead, "import-overhead", capacity.DefaultImportOverhead, "time an import takes whatever its size")
+	f.StringVar(&o.fileSize, "file-size", "64MiB", "export --file-size the import path counts files at (Import from S3 takes at most 50,000)")
 	return cmd
 }
 

@@ -19,15 +19,9 @@ func init() { register(newProveCmd) }
 type proveOpts struct {
 	sourceFlags
 	targetFlags
-	state            string
-	format           string
-	patterns         []string
-	shards           []string
-	samples, missing int
-	maxDetails       int
-	seed             uint64
-	consistent       bool
-	calls            callFlags
+	cfg           prove.Config // what the flags set of it
+	state, format string
+	shards        []string
 }
 
 func newProveCmd(g *globals) *cobra.Command {
@@ -46,19 +40,17 @@ func newProveCmd(g *globals) *cobra.Command {
 			if o.format != "text" && o.format != "markdown" && o.format != "json" {
 				return usagef("prove: --format must be text, markdown or json, not %q", o.format)
 			}
-			if o.missing < 0 {
+			if o.cfg.Missing < 0 {
 				// The flag's 0 is the Config's -1 (none): the flag
 				// takes no negative.
 				return usagef("prove: --missing must not be negative (0 = none)")
 			}
-			samples := o.samples
-			if samples == 0 {
-				samples = -1 // the flag shows its default: 0 is a mistake
-			}
-			pc := engine.ProveConfig{Config: prove.Config{Table: o.table, Samples: samples, MaxDetails: o.maxDetails}, Postgres: o.pg}
+			pc := engine.ProveConfig{Config: o.cfg, Postgres: o.pg}
+			// The flag shows its default: 0 is a mistake.
+			pc.Table, pc.Samples = o.table, cmp.Or(pc.Samples, -1)
 			if err := checks(
 				flagProblemIn("prove", pgNames(o.pgFrom), pc.Validate()),
-				o.targetFlags.validate("prove", o.calls),
+				o.targetFlags.validate("prove"),
 			); err != nil {
 				return err
 			}
@@ -69,19 +61,19 @@ func newProveCmd(g *globals) *cobra.Command {
 			return runProve(cmd, g, &o, shards)
 		},
 	}
-	f := cmd.Flags()
+	f, c := cmd.Flags(), &o.cfg
 	o.sourceFlags.register(cmd)
 	o.targetFlags.register(f, "DynamoDB table (default: the mapping's table)")
 	f.StringVar(&o.format, "format", "text", "report format: text, markdown or json")
-	f.StringArrayVar(&o.patterns, "pattern", nil, "prove only this pattern (repeatable)")
+	f.StringArrayVar(&c.Patterns, "pattern", nil, "prove only this pattern (repeatable)")
 	f.StringArrayVar(&o.shards, "shards", nil, "shard count of a sharded index, INDEX=N (repeatable)")
 	f.StringVar(&o.state, "state", "", `state file of the run or sync that wrote the table, for its "count: auto" shard counts (default .migrate/<table>.state.json, when it exists)`)
-	f.IntVar(&o.samples, "samples", prove.DefaultSamples, "parameter sets per pattern when the source has more")
-	f.IntVar(&o.missing, "missing", prove.DefaultMissing, "parameter sets per pattern that do not exist in the source")
-	f.Uint64Var(&o.seed, "seed", prove.DefaultSeed, "seed of the sample: the same seed, the same parameter sets")
-	f.IntVar(&o.maxDetails, "max-details", 1, "differences shown per pattern")
-	f.BoolVar(&o.consistent, "consistent", true, "strongly consistent reads of the table and local indexes")
-	o.calls.register(f, true)
+	f.IntVar(&c.Samples, "samples", prove.DefaultSamples, "parameter sets per pattern when the source has more")
+	f.IntVar(&c.Missing, "missing", prove.DefaultMissing, "parameter sets per pattern that do not exist in the source")
+	f.Uint64Var(&c.Seed, "seed", prove.DefaultSeed, "seed of the sample: the same seed, the same parameter sets")
+	f.IntVar(&c.MaxDetails, "max-details", 1, "differences shown per pattern")
+	f.BoolVar(&c.ConsistentRead, "consistent", true, "strongly consistent reads of the table and local indexes")
+	o.registerCalls(f, true)
 	return cmd
 }
 
@@ -107,22 +99,21 @@ func runProve(cmd *cobra.Command, g *globals, o *proveOpts, shards map[string]in
 	if len(m.AccessPatterns) == 0 {
 		return usagef("prove: %s declares no accessPatterns", o.mapping)
 	}
-	client, err := o.client(ctx, o.calls, 0, g.logger)
+	client, err := o.client(ctx, 0, g.logger)
 	if err != nil {
 		return err
-	}
-	missing := o.missing
-	if missing == 0 {
-		missing = -1 // none
 	}
 	written, err := engine.WrittenShards("prove", m, o.state, cmp.Or(o.table, m.Table))
 	if err != nil {
 		return err
 	}
 	_ = render.StateShards(g.stderr, "prove", written)
-	cfg := prove.Config{Mapping: m, Table: o.table, Patterns: o.patterns, Samples: o.samples, Seed: o.seed,
-		Missing: missing, Shards: shards, AutoShards: written.Map(), ConsistentRead: o.consistent, MaxDetails: o.maxDetails}
-	g.logger.Debug("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", o.samples)
+	cfg := o.cfg
+	cfg.Mapping, cfg.Table, cfg.Shards, cfg.AutoShards = m, o.table, shards, written.Map()
+	if cfg.Missing == 0 {
+		cfg.Missing = -1 // none
+	}
+	g.logger.Debug("prove: asking", "table", cfg.WithDefaults().Table, "patterns", len(m.AccessPatterns), "samples", cfg.Samples)
 	res, err := engine.Prove(ctx, engine.ProveConfig{Config: cfg, Postgres: o.pg, DynamoDB: client, StateFile: o.state})
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ func runPrune(ctx context.Context, g *globals, o *pruneOpts) error {
 		return err
 	}
 	return render.Report(g.stdout, o.format,
-		func(w io.Writer) error { return report.PruneText(w, res, o.maxDetails) },
+		func(w io.Writer) error { return report.PruneText(w, res, o.cfg.MaxDetails) },
 		func(w io.Writer) error { return report.PruneMarkdown(w, res) },
 		func(w io.Writer) error { return report.PruneJSON(w, res) })
 }

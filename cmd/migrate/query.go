@@ -2,9 +2,11 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/spf13/cobra"
 
 	"github.com/pgdynamo/migrate/engine"
@@ -16,17 +18,10 @@ func init() { register(newQueryCmd) }
 
 type queryOpts struct {
 	targetFlags
-	mapping, state   string
-	index            string
-	pk, skPrefix     string
-	skFrom, skTo     string
-	desc, consistent bool
-	limit            int32
-	attributes       []string
-	output           string
-	pattern          string
-	params           []string
-	calls            callFlags
+	q                      engine.QueryInput // what the flags set of it
+	mapping, state, output string
+	pattern                string
+	params                 []string
 }
 
 func newQueryCmd(g *globals) *cobra.Command {
@@ -40,32 +35,32 @@ func newQueryCmd(g *globals) *cobra.Command {
 				return err
 			}
 			// The sort-key flags are checked with the query (see runQuery).
-			in := engine.QueryInput{Limit: o.limit, Attributes: o.attributes, Table: o.table, Index: o.index}
+			in := engine.QueryInput{Limit: o.q.Limit, Attributes: o.q.Attributes, Table: o.table, Index: o.q.Index}
 			if err := checks(
 				flagProblem("query", in.Validate()),
-				o.targetFlags.validate("query", o.calls),
+				o.targetFlags.validate("query"),
 			); err != nil {
 				return err
 			}
 			return runQuery(cmd, g, &o)
 		},
 	}
-	f := cmd.Flags()
+	f, q := cmd.Flags(), &o.q
 	addMappingFlag(cmd, &o.mapping)
 	f.StringVar(&o.state, "state", "", "state file with the run's computed shard counts (default .migrate/<table>.state.json)")
-	f.StringVar(&o.index, "index", "", "secondary index to query")
-	f.StringVar(&o.pk, "pk", "", "partition key value (of one shard, or, with a mapping, without the shard)")
-	f.StringVar(&o.skPrefix, "sk-prefix", "", "only items whose sort key begins with this")
-	f.StringVar(&o.skFrom, "sk-from", "", "sort key lower bound (inclusive)")
-	f.StringVar(&o.skTo, "sk-to", "", "sort key upper bound (inclusive)")
-	f.BoolVar(&o.desc, "desc", false, "descending sort-key order")
-	f.BoolVar(&o.consistent, "consistent", false, "strongly consistent reads (not on global secondary indexes)")
-	f.Int32Var(&o.limit, "limit", 0, "at most this many items")
-	f.StringSliceVar(&o.attributes, "attributes", nil, "only these attributes (comma-separated)")
+	f.StringVar(&q.Index, "index", "", "secondary index to query")
+	f.StringVar(&q.PK, "pk", "", "partition key value (of one shard, or, with a mapping, without the shard)")
+	f.StringVar(&q.SKPrefix, "sk-prefix", "", "only items whose sort key begins with this")
+	f.StringVar(&q.SKFrom, "sk-from", "", "sort key lower bound (inclusive)")
+	f.StringVar(&q.SKTo, "sk-to", "", "sort key upper bound (inclusive)")
+	f.BoolVar(&q.Desc, "desc", false, "descending sort-key order")
+	f.BoolVar(&q.Consistent, "consistent", false, "strongly consistent reads (not on global secondary indexes)")
+	f.Int32Var(&q.Limit, "limit", 0, "at most this many items")
+	f.StringSliceVar(&q.Attributes, "attributes", nil, "only these attributes (comma-separated)")
 	f.StringVar(&o.output, "output", "json", "json (plain values) or dynamodb-json (typed)")
 	f.StringVar(&o.pattern, "pattern", "", "run this access pattern of the mapping (with --param)")
 	f.StringArrayVar(&o.params, "param", nil, "a parameter of --pattern, name=value (repeatable)")
-	o.calls.register(f, true)
+	o.registerCalls(f, true)
 	o.targetFlags.register(f, "table name (default: the mapping's table)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "dynamodb-json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("index", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -101,14 +96,11 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 	switch {
 	case len(o.params) > 0:
 		return usagef("query: --param goes with --pattern")
-	case o.table == "" || o.pk == "":
+	case o.table == "" || o.q.PK == "":
 		return usagef("query: --pk is required, and --table (or a mapping that names the table)")
 	}
-	q := engine.QueryInput{
-		Table: o.table, Index: o.index, PK: o.pk,
-		SKPrefix: o.skPrefix, SKFrom: o.skFrom, SKTo: o.skTo,
-		Desc: o.desc, Limit: o.limit, Attributes: o.attributes, Consistent: o.consistent,
-	}
+	q := o.q
+	q.Table = o.table
 	if err := flagProblem("query", q.Validate()); err != nil {
 		return err
 	}
@@ -116,7 +108,7 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
 	}
 	if m != nil {
-		pks, err := engine.MappingShardKeys(m, o.table, o.index, o.pk, o.state)
+		pks, err := engine.MappingShardKeys(m, o.table, q.Index, q.PK, o.state)
 		if err != nil {
 			return err
 		}
@@ -124,15 +116,21 @@ func runQuery(cmd *cobra.Command, g *globals, o *queryOpts) error {
 			q.PK, q.PKs = "", pks
 		}
 		if len(q.PKs) > 1 {
-			g.logger.Debug("query: fanning out over the shards", "index", o.index, "shards", len(q.PKs))
+			g.logger.Debug("query: fanning out over the shards", "index", q.Index, "shards", len(q.PKs))
 		}
 	}
-	ctx := cmd.Context()
-	client, err := o.client(ctx, o.calls, 1, g.logger)
+	return o.answer(cmd.Context(), g, func(ctx context.Context, c engine.Querier) ([]map[string]types.AttributeValue, error) {
+		return engine.Query(ctx, c, q)
+	})
+}
+
+// answer asks DynamoDB through the query's client and prints the items.
+func (o *queryOpts) answer(ctx context.Context, g *globals, ask func(context.Context, engine.Querier) ([]map[string]types.AttributeValue, error)) error {
+	client, err := o.client(ctx, 1, g.logger)
 	if err != nil {
 		return err
 	}
-	items, err := engine.Query(ctx, client, q)
+	items, err := ask(ctx, client)
 	if err != nil {
 		return err
 	}
@@ -148,13 +146,13 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 	switch {
 	case m == nil:
 		return usagef("query: --pattern needs the mapping (argument, --mapping or $MIGRATE_MAPPING)")
-	case o.pk != "" || o.index != "" || o.skPrefix != "" || o.skFrom != "" || o.skTo != "" || o.desc || o.limit != 0:
+	case o.q.PK != "" || o.q.Index != "" || o.q.SKPrefix != "" || o.q.SKFrom != "" || o.q.SKTo != "" || o.q.Desc || o.q.Limit != 0:
 		return usagef("query: --pattern takes its key condition, index, direction and limit from the mapping: leave out --pk, --index, --sk-*, --desc and --limit")
 	case o.output != "json" && o.output != "dynamodb-json":
 		return usagef("query: --output must be json or dynamodb-json, not %q", o.output)
 	}
 	in := engine.PatternQueryInput{Table: o.table, Mapping: m, Pattern: o.pattern, Params: map[string]string{},
-		Attributes: o.attributes, Consistent: o.consistent}
+		Attributes: o.q.Attributes, Consistent: o.q.Consistent}
 	for _, p := range o.params {
 		name, value, ok := strings.Cut(p, "=")
 		if !ok || name == "" {
@@ -167,18 +165,7 @@ func runPatternQuery(cmd *cobra.Command, g *globals, o *queryOpts, m *mapping.Ma
 		return err
 	}
 	in.Shards = shards
-	ctx := cmd.Context()
-	client, err := o.client(ctx, o.calls, 1, g.logger)
-	if err != nil {
-		return err
-	}
-	items, err := engine.QueryPattern(ctx, client, in)
-	if err != nil {
-		return err
-	}
-	if err := render.Items(g.stdout, o.output, items); err != nil {
-		return fmt.Errorf("query: %w", err)
-	}
-	fmt.Fprintf(g.stderr, "%s\n", render.Plural(len(items), "item"))
-	return nil
+	return o.answer(cmd.Context(), g, func(ctx context.Context, c engine.Querier) ([]map[string]types.AttributeValue, error) {
+		return engine.QueryPattern(ctx, c, in)
+	})
 }

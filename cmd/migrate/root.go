@@ -43,22 +43,16 @@ func (e exitError) Error() string {
 }
 func (e exitError) Unwrap() error { return e.err }
 
-// usageError marks errors that are the caller's fault (flags, mapping file);
-// they exit with code 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+// usageError marks an error that is the caller's fault (flags, mapping
+// file): it exits with code 2.
+func usageError(err error) error { return exitError{exitUsage, err} }
 
 func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	return usageError(fmt.Errorf(format, args...))
 }
 
-// interruptedError is returned when a run stopped on a signal after draining.
-type interruptedError struct{ err error }
-
-func (e interruptedError) Error() string { return e.err.Error() }
-func (e interruptedError) Unwrap() error { return e.err }
+// interruptedError ends a command that stopped on a signal after draining.
+func interruptedError(err error) error { return exitError{exitInterrupted, err} }
 
 // globals are the flags every command shares.
 type globals struct {
@@ -112,7 +106,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code := outcome(root, args, err, errOut)
 	var ee exitError
-	if code == exitUsage && !errors.As(err, &ee) && detailedExitCode(args) {
+	if code == exitUsage && !(errors.As(err, &ee) && ee.err == nil) && detailedExitCode(args) {
 		// plan --detailed-exitcode says "changes" with 2: an error is 1.
 		return exitFailure
 	}
@@ -141,8 +135,6 @@ func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) in
 		}
 		return ee.code
 	}
-	var ue usageError
-	var ie interruptedError
 	var ds mapping.Diagnostics
 	switch {
 	case errors.As(err, &ds):
@@ -162,10 +154,10 @@ func outcome(root *cobra.Command, args []string, err error, stderr io.Writer) in
 		}
 		fmt.Fprintf(stderr, "migrate: no AWS region for %s: pass --region, or set AWS_REGION (or a region in the AWS config profile); a local engine (%s) needs none\n", service, endpoint)
 		return exitUsage
-	case errors.As(err, &ue), errors.Is(err, engine.ErrConfig), errors.Is(err, engine.ErrState):
+	case errors.Is(err, engine.ErrConfig), errors.Is(err, engine.ErrState):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitUsage
-	case errors.As(err, &ie), errors.Is(err, engine.ErrInterrupted):
+	case errors.Is(err, engine.ErrInterrupted):
 		fmt.Fprintf(stderr, "migrate: %v\n", err)
 		return exitInterrupted
 	case isFlagError(err):

@@ -10,17 +10,6 @@ import (
 	sqlschema "github.com/pgdynamo/migrate/sql"
 )
 
-type schemaOpts struct {
-	pg string
-}
-
-func (o *schemaOpts) validate(op string) error {
-	if o.pg == "" {
-		return errNoPG("sample schema " + op)
-	}
-	return checkPostgres("sample schema "+op, o.pg, "")
-}
-
 // newSampleSchemaCmd is `migrate sample schema up|down`.
 func newSampleSchemaCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
@@ -40,21 +29,23 @@ func newSampleSchemaCmd(g *globals) *cobra.Command {
 }
 
 func newSchemaOpCmd(g *globals, op, short string, do func(context.Context, string) error) *cobra.Command {
-	var o schemaOpts
+	var pg string
 	cmd := &cobra.Command{
 		Use:   op + " --pg URL",
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.pg = pgURL(o.pg)
-			if err := o.validate(op); err != nil {
+			if pg, _ = pgURLFrom(pg); pg == "" {
+				return errNoPG("sample schema " + op)
+			}
+			if err := checkPostgres("sample schema "+op, pg, ""); err != nil {
 				return err
 			}
 			start := time.Now()
 			ctx := cmd.Context()
-			if err := do(ctx, o.pg); err != nil {
+			if err := do(ctx, pg); err != nil {
 				if ctx.Err() != nil {
-					return interruptedError{err}
+					return interruptedError(err)
 				}
 				return err
 			}
@@ -62,6 +53,6 @@ func newSchemaOpCmd(g *globals, op, short string, do func(context.Context, strin
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.pg, "pg", "", "postgres:// URL of the database (default $MIGRATE_PG_URL, then $DATABASE_URL)")
+	cmd.Flags().StringVar(&pg, "pg", "", "postgres:// URL of the database (default $MIGRATE_PG_URL, then $DATABASE_URL)")
 	return cmd
 }

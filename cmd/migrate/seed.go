@@ -23,7 +23,7 @@ func (o *seedOpts) validate() error {
 		return errNoPG("sample seed")
 	}
 	if err := o.cfg.Validate(); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	return checkPostgres("sample seed", o.pg, "")
 }
@@ -37,7 +37,7 @@ func newSampleSeedCmd(g *globals) *cobra.Command {
 		Long:  longHelp("seed"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.pg = pgURL(o.pg)
+			o.pg, _ = pgURLFrom(o.pg)
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -65,7 +65,7 @@ func runSeed(ctx context.Context, g *globals, o seedOpts) error {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		g.logger.Debug("seed aborted", "err", err)
-		return interruptedError{fmt.Errorf("seed: %w; rolled back, the tables are as they were", context.Cause(ctx))}
+		return interruptedError(fmt.Errorf("seed: %w; rolled back, the tables are as they were", context.Cause(ctx)))
 	case errors.Is(err, seed.ErrNotEmpty):
 		return fmt.Errorf("%w; pass --replace to truncate the bookstore tables first", err)
 	case errors.Is(err, seed.ErrNoSchema):

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/docker/go-units"
 	"github.com/spf13/cobra"
@@ -22,17 +21,8 @@ func init() { register(newSyncCmd) }
 type syncOpts struct {
 	sourceFlags
 	targetFlags
-	writerFlags
-	createTable bool
-	state       string
-
-	slot, publication string
-	maxFanout         int
-	onTruncate        string
-	untilCaughtUp     bool
-	drop              bool
-	statusEvery       time.Duration
-	maxBatch          int
+	cfg  engine.SyncConfig // what the flags set of it
+	drop bool
 	outputFlags
 	metrics    metricsOpts
 	maxSlotWAL string
@@ -42,7 +32,7 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	if o.pg == "" {
 		return errNoPG("sync")
 	}
-	if o.mapping == "" && !(onlyDrop && o.slot != "" && o.publication != "") {
+	if o.mapping == "" && !(onlyDrop && o.cfg.Slot != "" && o.cfg.Publication != "") {
 		return usagef("sync: --mapping is required (--drop alone needs it, or both --slot and --publication)")
 	}
 	if err := o.metrics.validate("sync"); err != nil {
@@ -55,10 +45,10 @@ func (o *syncOpts) validate(onlyDrop bool) error {
 	// The flag shows its default: 0 there is a mistake, not a request
 	// for the default.
 	c.StatusEvery = cmp.Or(c.StatusEvery, -1)
-	c.Writer = o.checked(c.Writer)
+	c.Writer = o.writer(c.Writer, true)
 	return checks(
 		flagProblemIn("sync", pgNames(o.pgFrom), c.Validate()),
-		o.targetFlags.validate("sync", o.calls),
+		o.targetFlags.validate("sync"),
 		checkOutput("sync", "--summary-json", o.summaryJSON),
 	)
 }
@@ -73,28 +63,28 @@ func newSyncCmd(g *globals) *cobra.Command {
 			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			onlyDrop := o.drop && !o.untilCaughtUp
+			onlyDrop := o.drop && !o.cfg.UntilCaughtUp
 			if err := o.validate(onlyDrop); err != nil {
 				return err
 			}
 			return runSync(cmd.Context(), g, o, cmd.Flags(), onlyDrop)
 		},
 	}
-	f := cmd.Flags()
+	f, c := cmd.Flags(), &o.cfg
 	o.sourceFlags.register(cmd)
 	o.targetFlags.register(f, "")
-	f.BoolVar(&o.createTable, "create-table", false, "create the table and its indexes (on-demand) if missing")
-	o.writerFlags.register(f, "parallel BatchWriteItem calls", "cap on write units per second (0 = no cap)",
+	f.BoolVar(&c.CreateTable, "create-table", false, "create the table and its indexes (on-demand) if missing")
+	o.registerWriter(f, &c.Writer, "parallel BatchWriteItem calls", "cap on write units per second (0 = no cap)",
 		"floor below which throttling never slows the writer", "sync stops")
-	f.StringVar(&o.state, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
-	f.StringVar(&o.slot, "slot", "", "replication slot to create or reuse (default migrate_<table>)")
-	f.StringVar(&o.publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
-	f.IntVar(&o.maxFanout, "max-fanout", 0, fmt.Sprintf("most items one change may affect before sync stops with an error naming it (0 = %d, -1 = no bound)", engine.DefaultMaxFanout))
-	f.StringVar(&o.onTruncate, "on-truncate", engine.OnTruncateFail, `TRUNCATE of a mapped table: "fail" (stop before it) or "delete" (delete its entities' items, re-render what embeds or copies it)`)
-	f.BoolVar(&o.untilCaughtUp, "until-caught-up", false, "exit 0 once every transaction committed when the check began is applied (the cutover step)")
+	f.StringVar(&c.StateFile, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
+	f.StringVar(&c.Slot, "slot", "", "replication slot to create or reuse (default migrate_<table>)")
+	f.StringVar(&c.Publication, "publication", "", "publication to create or reuse (default migrate_<table>)")
+	f.IntVar(&c.MaxFanout, "max-fanout", 0, fmt.Sprintf("most items one change may affect before sync stops with an error naming it (0 = %d, -1 = no bound)", engine.DefaultMaxFanout))
+	f.StringVar(&c.OnTruncate, "on-truncate", engine.OnTruncateFail, `TRUNCATE of a mapped table: "fail" (stop before it) or "delete" (delete its entities' items, re-render what embeds or copies it)`)
+	f.BoolVar(&c.UntilCaughtUp, "until-caught-up", false, "exit 0 once every transaction committed when the check began is applied (the cutover step)")
 	f.BoolVar(&o.drop, "drop", false, "remove the slot and the publication (after catching up, with --until-caught-up)")
-	f.DurationVar(&o.statusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
-	f.IntVar(&o.maxBatch, "max-batch", engine.DefaultSyncBatch, "most changes one round applies: a backlog drains faster in large rounds, and a round's changes and items are held in memory")
+	f.DurationVar(&c.StatusEvery, "status-every", engine.DefaultStatusEvery, "how often to print the stream's status")
+	f.IntVar(&c.MaxBatch, "max-batch", engine.DefaultSyncBatch, "most changes one round applies: a backlog drains faster in large rounds, and a round's changes and items are held in memory")
 	o.outputFlags.register(f, "no progress bars, no status lines (the slot's name and the end are still printed)", "also write the outcome as JSON to this file")
 	o.metrics.register(f, true)
 	cmd.AddCommand(newSyncStatusCmd(g))
@@ -105,19 +95,16 @@ func newSyncCmd(g *globals) *cobra.Command {
 // config is the sync's configuration as the flags give it; the command
 // adds the mapping, the client, the names and the observer.
 func (o syncOpts) config() engine.SyncConfig {
-	c := engine.SyncConfig{
-		Postgres: o.pg, Table: o.table, CreateTable: o.createTable, Writer: o.writerFlags.config(),
-		Slot: o.slot, Publication: o.publication, StateFile: o.state,
-		MaxFanout: o.maxFanout, OnTruncate: o.onTruncate, UntilCaughtUp: o.untilCaughtUp, StatusEvery: o.statusEvery, MaxBatch: o.maxBatch,
-	}
+	c := o.cfg
+	c.Postgres, c.Table, c.Writer = o.pg, o.table, o.writer(c.Writer, false)
 	c.MaxSlotWAL, _ = o.maxSlotWALBytes()
 	return c
 }
 
-// syncNames are the slot and publication a sync uses: the engine's
-// defaults for those not given.
-func syncNames(o syncOpts, table string) (slot, pub string) {
-	c := engine.SyncConfig{Table: table, Slot: o.slot, Publication: o.publication}.WithDefaults()
+// syncNames are the slot and publication a sync of table uses: the
+// engine's defaults for those not given.
+func syncNames(slot, pub, table string) (string, string) {
+	c := engine.SyncConfig{Table: table, Slot: slot, Publication: pub}.WithDefaults()
 	return c.Slot, c.Publication
 }
 
@@ -148,7 +135,7 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 			}
 			table = cmp.Or(table, m.Table)
 		}
-		slot, pub := syncNames(o, table)
+		slot, pub := syncNames(o.cfg.Slot, o.cfg.Publication, table)
 		return dropSync(ctx, g, o.pg, slot, pub)
 	}
 	m, err := engine.LoadMapping(o.mapping)
@@ -156,16 +143,16 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		return err
 	}
 	table := cmp.Or(o.table, m.Table)
-	slot, pub := syncNames(o, table)
+	slot, pub := syncNames(o.cfg.Slot, o.cfg.Publication, table)
 	again := syncCommand(flags, o.pgFrom, slot, pub, false)
 	dropCmd := syncCommand(flags, o.pgFrom, slot, pub, true)
-	client, err := o.writerFlags.client(ctx, o.targetFlags, g.logger)
+	client, err := o.writerClient(ctx, o.cfg.Writer, g.logger)
 	if err != nil {
 		return err
 	}
 	prog := newProgress(g, o.quiet)
 	var obs engine.SyncObserver = &render.SyncObserver{RunProgress: prog, Stderr: g.stderr, DropCmd: dropCmd}
-	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "sync", StatusEvery: o.statusEvery})
+	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "sync", StatusEvery: o.cfg.StatusEvery})
 	if err != nil {
 		return err
 	}
@@ -194,14 +181,14 @@ func runSync(ctx context.Context, g *globals, o syncOpts, flags *pflag.FlagSet, 
 		fmt.Fprintf(g.stdout, "sync: caught up with the source at %s\n", res.CaughtUpAt)
 		return dropSync(ctx, g, o.pg, slot, pub)
 	case errors.Is(err, engine.ErrNotReplicable):
-		return usageError{err}
+		return usageError(err)
 	}
 	_ = render.SyncLeft(g.stdout, g.stderr, res, err, render.SyncCommands{Table: table, Slot: slot, Again: again, DropCmd: dropCmd})
 	if errors.Is(err, engine.ErrInterrupted) {
 		if res != nil && res.Load != nil && res.Load.Status != engine.StatusComplete {
-			return interruptedError{errors.New("sync interrupted during the initial load; run it again to resume the load, then stream")}
+			return interruptedError(errors.New("sync interrupted during the initial load; run it again to resume the load, then stream"))
 		}
-		return interruptedError{errors.New("sync interrupted; every change up to the confirmed position is in the table")}
+		return interruptedError(errors.New("sync interrupted; every change up to the confirmed position is in the table"))
 	}
 	return err
 }

@@ -12,10 +12,8 @@ import (
 
 type syncStatusOpts struct {
 	sourceFlags
-	table             string
-	slot, publication string
-	state             string
-	format            string
+	table, format string
+	cfg           engine.SyncStateConfig // what the flags set of it
 }
 
 func newSyncStatusCmd(g *globals) *cobra.Command {
@@ -42,38 +40,39 @@ func newSyncStatusCmd(g *globals) *cobra.Command {
 				}
 				table = cmp.Or(table, m.Table)
 			}
-			if table == "" && (o.slot == "" || o.publication == "") {
+			c := o.cfg
+			if table == "" && (c.Slot == "" || c.Publication == "") {
 				return usagef("sync status: give the mapping (or --table), or both --slot and --publication")
 			}
-			slot, pub := syncNames(syncOpts{slot: o.slot, publication: o.publication}, table)
-			state := o.state
-			if state == "" && table != "" {
-				state = engine.StatePath(table)
+			c.Postgres = o.pg
+			c.Slot, c.Publication = syncNames(c.Slot, c.Publication, table)
+			if c.StateFile == "" && table != "" {
+				c.StateFile = engine.StatePath(table)
 			}
-			return runSyncStatus(cmd.Context(), g, o, slot, pub, state)
+			return runSyncStatus(cmd.Context(), g, c, o.format)
 		},
 	}
 	f := cmd.Flags()
 	o.register(cmd)
 	f.StringVar(&o.table, "table", "", tableUsage)
-	f.StringVar(&o.slot, "slot", "", "replication slot (default migrate_<table>)")
-	f.StringVar(&o.publication, "publication", "", "publication (default migrate_<table>)")
-	f.StringVar(&o.state, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
+	f.StringVar(&o.cfg.Slot, "slot", "", "replication slot (default migrate_<table>)")
+	f.StringVar(&o.cfg.Publication, "publication", "", "publication (default migrate_<table>)")
+	f.StringVar(&o.cfg.StateFile, "state", "", "the initial load's state file (default .migrate/<table>.state.json)")
 	f.StringVar(&o.format, "format", "text", "text or json")
 	return cmd
 }
 
-func runSyncStatus(ctx context.Context, g *globals, o syncStatusOpts, slot, pub, state string) error {
-	st, err := engine.ReadSyncState(ctx, engine.SyncStateConfig{Postgres: o.pg, Slot: slot, Publication: pub, StateFile: state})
+func runSyncStatus(ctx context.Context, g *globals, c engine.SyncStateConfig, format string) error {
+	st, err := engine.ReadSyncState(ctx, c)
 	if err != nil {
 		return err
 	}
-	if o.format == "json" {
-		if err := render.SyncStateJSON(g.stdout, slot, pub, st); err != nil {
+	if format == "json" {
+		if err := render.SyncStateJSON(g.stdout, c.Slot, c.Publication, st); err != nil {
 			return err
 		}
 	} else {
-		_ = render.SyncState(g.stdout, slot, pub, st)
+		_ = render.SyncState(g.stdout, c.Slot, c.Publication, st)
 	}
 	if st.Slot == nil {
 		return exitError{code: exitDiffers}

@@ -12,8 +12,7 @@ import (
 func init() { register(newValidateCmd) }
 
 type validateOpts struct {
-	mapping string
-	pg      string
+	sourceFlags
 	forSync bool
 }
 
@@ -24,17 +23,16 @@ func newValidateCmd(g *globals) *cobra.Command {
 		Short: "Check a mapping file, and with --pg against the live source catalog",
 		Long:  longHelp("validate"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := resolveMapping(cmd, args, &o.mapping); err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
 			if o.mapping == "" {
 				return usagef("validate: --mapping is required")
 			}
-			pg, pgFrom := pgURLFrom(o.pg)
-			if err := checkPostgres("validate", pg, pgFrom); err != nil {
+			if err := checkPostgres("validate", o.pg, o.pgFrom); err != nil {
 				return err
 			}
-			url := pgURL(o.pg)
+			url := o.pg
 			if url == "" {
 				m, err := engine.LoadMapping(o.mapping)
 				if err != nil {
@@ -57,8 +55,7 @@ func newValidateCmd(g *globals) *cobra.Command {
 			return checkForSync(cmd.Context(), g, m, url, o.forSync)
 		},
 	}
-	addMappingFlag(cmd, &o.mapping)
-	cmd.Flags().StringVar(&o.pg, "pg", "", pgUsage)
+	o.register(cmd)
 	cmd.Flags().BoolVar(&o.forSync, "for-sync", false, "fail (exit 2) when the source cannot feed sync, instead of noting why")
 	return cmd
 }

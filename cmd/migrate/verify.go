@@ -25,7 +25,7 @@ type verifyOpts struct {
 func (o *verifyOpts) validate(cmd *cobra.Command) error {
 	// A sample is cheap only if only the sampled keys are read.
 	if o.sample < 1 && !cmd.Flags().Changed("compare") {
-		o.compare = compareGet
+		o.cfg.Mode = compareGet
 	}
 	return o.compareFlags.validate("verify", engine.VerifyConfig{CompareConfig: o.values(), Sample: o.sample}.Validate())
 }
