@@ -64,18 +64,14 @@ type globals struct {
 
 // newLogger returns a logger writing to w in the chosen --log-format.
 func (g *globals) newLogger(w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: levelOf(g)}
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if g.verbose {
+		opts.Level = slog.LevelDebug
+	}
 	if g.logFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-func levelOf(g *globals) slog.Level {
-	if g.verbose {
-		return slog.LevelDebug
-	}
-	return slog.LevelInfo
 }
 
 // execute builds the command tree, runs it and maps the outcome to an exit

@@ -18,16 +18,6 @@ type seedOpts struct {
 	cfg seed.Config
 }
 
-func (o *seedOpts) validate() error {
-	if o.pg == "" {
-		return errNoPG("sample seed")
-	}
-	if err := o.cfg.Validate(); err != nil {
-		return usageError(err)
-	}
-	return checkPostgres("sample seed", o.pg, "")
-}
-
 // newSampleSeedCmd is `migrate sample seed`.
 func newSampleSeedCmd(g *globals) *cobra.Command {
 	var o seedOpts
@@ -37,8 +27,13 @@ func newSampleSeedCmd(g *globals) *cobra.Command {
 		Long:  longHelp("seed"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.pg, _ = pgURLFrom(o.pg)
-			if err := o.validate(); err != nil {
+			if o.pg, _ = pgURLFrom(o.pg); o.pg == "" {
+				return errNoPG("sample seed")
+			}
+			if err := o.cfg.Validate(); err != nil {
+				return usageError(err)
+			}
+			if err := checkPostgres("sample seed", o.pg, ""); err != nil {
 				return err
 			}
 			return runSeed(cmd.Context(), g, o)
