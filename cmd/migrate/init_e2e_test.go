@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgdynamo/migrate/internal/golden"
 	"github.com/pgdynamo/migrate/internal/prove"
 	"github.com/pgdynamo/migrate/internal/seed"
 	"github.com/pgdynamo/migrate/mapping"
@@ -169,40 +170,23 @@ func proveDraft(t *testing.T, path, pg, endpoint, table, state string) {
 // compareDraft compares a draft with its file in testdata/init.
 func compareDraft(t *testing.T, variant, got string) {
 	t.Helper()
-	golden := filepath.Join("..", "..", "testdata", "init", variant+".yaml")
+	path := filepath.Join("..", "..", "testdata", "init", variant+".yaml")
 	if *updateDrafts {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (go test ./cmd/migrate -run TestInit -update-drafts writes it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("the draft differs from %s (-update-drafts rewrites it; review the diff):\n%s", golden, firstDiff(got, string(want)))
+		t.Errorf("the draft differs from %s (-update-drafts rewrites it; review the diff):\n%s", path, golden.FirstLineDiff(got, string(want)))
 	}
-}
-
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return ""
 }
 
 // entity finds a drafted entity by its source table.
