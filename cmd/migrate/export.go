@@ -120,22 +120,21 @@ func runExport(ctx context.Context, g *globals, o exportOpts, cmd *cobra.Command
 	if err != nil {
 		return err
 	}
-	table := cmp.Or(o.cfg.Run.Table, m.Table)
-	statePath := cmp.Or(o.cfg.Run.StateFile, filepath.Join(engine.DefaultStateDir, table+".export.state.json"))
+	c := o.config()
+	c.Run.Mapping, c.Run.Table = m, cmp.Or(c.Run.Table, m.Table)
+	c.Run.StateFile = cmp.Or(c.Run.StateFile, filepath.Join(engine.DefaultStateDir, c.Run.Table+".export.state.json"))
 	// The resume command of a run, with this command's name.
-	resume := strings.Replace(resumeCommand(cmd.Flags(), o.pgFrom, statePath), "migrate run", "migrate export", 1)
-	if _, err := export.ParseWhere(o.cfg.To); err != nil {
+	resume := strings.Replace(resumeCommand(cmd.Flags(), o.pgFrom, c.Run.StateFile), "migrate run", "migrate export", 1)
+	if _, err := export.ParseWhere(c.To); err != nil {
 		return usageError(err)
 	}
-	gcpace.Hold(parseFileSize(o.fileSize))
+	gcpace.Hold(c.FileSize)
 	prog := newProgress(g, o.quiet)
 	mst, stopMetrics, err := o.metrics.serve(g, metrics.Config{Command: "export"})
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	c := o.config()
-	c.Run.Mapping, c.Run.Table, c.Run.StateFile = m, table, statePath
 	c.Run.ResumeCommand, c.Run.Observer, c.Run.Logger = resume, observeRun(prog, mst), prog.Logger()
 	res, err := engine.Export(ctx, c)
 	prog.Stop(res != nil && res.Run.Status == engine.StatusComplete)
