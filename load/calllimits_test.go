@@ -147,8 +147,13 @@ func TestClientReadRetryLimit(t *testing.T) {
 	if d := time.Since(start); d < 300*time.Millisecond || d > 2*time.Second {
 		t.Errorf("gave up after %v, want about 300ms", d)
 	}
-	if int64(limit.Attempts) != calls.Load() || limit.Attempts < 4 || !strings.Contains(err.Error(), "no answer within the call timeout") {
-		t.Errorf("err = %v; %d attempts reported, %d calls made", err, limit.Attempts, calls.Load())
+	// Every call the server saw is an attempt. The last attempt gets what
+	// was left of MaxCallElapsed: cut that short, it may run out before
+	// its request arrives, and only then is it missing at the server.
+	var last *CallTimeoutError
+	made, cutShort := calls.Load(), errors.As(err, &last) && last.Limit < cc.CallTimeout
+	if (int64(limit.Attempts) != made && !(cutShort && int64(limit.Attempts) == made+1)) || limit.Attempts < 4 || !strings.Contains(err.Error(), "no answer within the call timeout") {
+		t.Errorf("err = %v; %d attempts reported, %d calls made", err, limit.Attempts, made)
 	}
 	if classify(context.Background(), err) != classFatal {
 		t.Errorf("classify(%v) = %v, want fatal: the client retried already", err, classify(context.Background(), err))
